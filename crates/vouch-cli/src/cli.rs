@@ -1,0 +1,93 @@
+//! The top-level command line: global flags, logging, and turning a command's result into an
+//! exit code.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::commands::{self, Command};
+use crate::exit_codes;
+use crate::ui::{ColorWhen, Ui};
+
+/// Checks the evidence behind an AI agent's claims.
+///
+/// Agents claim "I wrote the file", "all tests pass", "approved". vouch reads what the agent
+/// really did, from its session log, and checks the claim against it.
+///
+/// Exit codes: 0 pass, 1 a check failed, 2 usage, configuration or input error, 3 an agent is
+/// stuck.
+#[derive(Debug, Parser)]
+#[command(
+    name = "vouch",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    command: Command,
+
+    /// When to colour output
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        default_value = "auto",
+        value_name = "WHEN"
+    )]
+    color: ColorWhen,
+
+    /// Log what vouch does to stderr (-v: debug, -vv: trace; or set VOUCH_LOG)
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    verbose: u8,
+}
+
+/// Runs the command line and returns the process's exit code.
+pub(crate) fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() {
+                exit_codes::INPUT_ERROR
+            } else {
+                exit_codes::PASS
+            });
+        }
+    };
+    init_logging(cli.verbose);
+    let mut ui = Ui::new(cli.color);
+    let result = commands::run(&cli.command, &mut ui);
+    let flushed = std::io::Write::flush(&mut ui.out);
+    match (result, flushed) {
+        (Ok(code), Ok(())) => ExitCode::from(code),
+        (Err(e), _) if e.is_broken_pipe() => ExitCode::from(exit_codes::PASS),
+        (Ok(_), Err(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            ExitCode::from(exit_codes::PASS)
+        }
+        (Ok(_), Err(e)) => {
+            let e = crate::error::CommandError::input(e);
+            e.print(&mut ui.err, &ui.styles);
+            ExitCode::from(e.code())
+        }
+        (Err(e), _) => {
+            e.print(&mut ui.err, &ui.styles);
+            ExitCode::from(e.code())
+        }
+    }
+}
+
+fn init_logging(verbose: u8) {
+    use tracing_subscriber::EnvFilter;
+    let filter = match (std::env::var("VOUCH_LOG"), verbose) {
+        (Ok(spec), 0) => EnvFilter::new(spec),
+        (_, 0) => return,
+        (_, 1) => EnvFilter::new("debug"),
+        _ => EnvFilter::new("trace"),
+    };
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .without_time()
+        .try_init();
+}

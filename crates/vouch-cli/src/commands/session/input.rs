@@ -1,0 +1,100 @@
+//! The log arguments every `vouch session` command takes, and reading the log they name.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::Args;
+use vouch_session::{DiagnosticKind, Format, ReadOptions, Session};
+
+use crate::error::CommandError;
+use crate::exit_codes;
+use crate::ui::{Ui, plural};
+
+/// Which session log to read, and how.
+#[derive(Debug, Args)]
+pub(crate) struct LogArgs {
+    /// The session log: Claude Code or Codex JSONL, OpenAI-style chat messages (JSON or
+    /// JSONL), or vouch JSONL; `-` reads standard input
+    #[arg(value_name = "LOG")]
+    pub(crate) path: PathBuf,
+
+    /// Read the log as this format instead of detecting it from the content
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub(crate) log_format: Option<LogFormat>,
+
+    /// Stop at the first bad line instead of reporting and skipping it
+    #[arg(long)]
+    pub(crate) strict: bool,
+
+    /// Do not read the subagent logs stored beside the session
+    #[arg(long)]
+    pub(crate) no_subagents: bool,
+}
+
+/// A log format, as `--log-format` spells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum LogFormat {
+    /// Claude Code session JSONL, or `claude -p --output-format stream-json` output
+    ClaudeCode,
+    /// Codex CLI rollout JSONL, or `codex exec --json` output
+    Codex,
+    /// OpenAI-style chat messages: a JSON array, `{"messages": [...]}`, or JSONL
+    Chat,
+    /// vouch's own JSONL
+    Vouch,
+}
+
+impl From<LogFormat> for Format {
+    fn from(f: LogFormat) -> Format {
+        match f {
+            LogFormat::ClaudeCode => Format::ClaudeCode,
+            LogFormat::Codex => Format::Codex,
+            LogFormat::Chat => Format::Chat,
+            LogFormat::Vouch => Format::Vouch,
+        }
+    }
+}
+
+/// A session read for a command, and the exit code its skipped lines call for.
+pub(crate) struct Loaded {
+    pub(crate) session: Session,
+    /// `0`, or `2` when bad lines were skipped.
+    pub(crate) code: u8,
+}
+
+/// Reads the log, printing each skipped line to stderr as `path:line: reason`.
+pub(crate) fn load(args: &LogArgs, ui: &mut Ui) -> Result<Loaded, CommandError> {
+    let options = ReadOptions {
+        format: args.log_format.map(Format::from),
+        strict: args.strict,
+        no_subagents: args.no_subagents,
+    };
+    let report = if args.path.as_os_str() == "-" {
+        vouch_session::read_from(std::io::stdin().lock(), "<stdin>", &options)?
+    } else {
+        vouch_session::read_path(&args.path, &options)?
+    };
+    for d in &report.diagnostics {
+        let style = match d.kind {
+            DiagnosticKind::BadLine => ui.styles.warning,
+            DiagnosticKind::TornLastLine => ui.styles.dim,
+        };
+        let _ = writeln!(ui.err, "{style}{d}{style:#}");
+    }
+    let bad = report.bad_lines();
+    if bad > 0 {
+        ui.warn(format_args!(
+            "skipped {} (use --strict to stop at the first)",
+            plural(bad, "bad line", "bad lines")
+        ));
+    }
+    let code = if bad > 0 {
+        exit_codes::INPUT_ERROR
+    } else {
+        exit_codes::PASS
+    };
+    Ok(Loaded {
+        session: report.session,
+        code,
+    })
+}

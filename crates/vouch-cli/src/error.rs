@@ -1,0 +1,72 @@
+//! Errors a command ends with, and how they print: the message, then its causes.
+
+use std::io::Write;
+
+use crate::exit_codes;
+
+/// An error that ends a command, with the exit code it ends with.
+#[derive(Debug)]
+pub(crate) struct CommandError {
+    code: u8,
+    error: Box<dyn std::error::Error + Send + Sync>,
+}
+
+impl CommandError {
+    /// Returns an input or usage error (exit code 2).
+    pub(crate) fn input(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        CommandError {
+            code: exit_codes::INPUT_ERROR,
+            error: error.into(),
+        }
+    }
+
+    /// Returns the exit code.
+    pub(crate) fn code(&self) -> u8 {
+        self.code
+    }
+
+    /// Prints `error: message` and a `caused by:` line per cause.
+    pub(crate) fn print(&self, out: &mut impl Write, styles: &crate::ui::Styles) {
+        let _ = writeln!(
+            out,
+            "{}error:{} {}",
+            styles.error,
+            styles.error.render_reset(),
+            self.error
+        );
+        let mut source = self.error.source();
+        while let Some(cause) = source {
+            let _ = writeln!(out, "  caused by: {cause}");
+            source = cause.source();
+        }
+    }
+}
+
+impl From<vouch_session::Error> for CommandError {
+    fn from(e: vouch_session::Error) -> Self {
+        CommandError::input(e)
+    }
+}
+
+impl From<std::io::Error> for CommandError {
+    fn from(e: std::io::Error) -> Self {
+        CommandError::input(e)
+    }
+}
+
+impl CommandError {
+    /// Returns true when the error is a closed stdout (`vouch … | head`), which is not a
+    /// failure.
+    pub(crate) fn is_broken_pipe(&self) -> bool {
+        let mut source: Option<&(dyn std::error::Error + 'static)> = Some(self.error.as_ref());
+        while let Some(e) = source {
+            if e.downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            {
+                return true;
+            }
+            source = e.source();
+        }
+        false
+    }
+}

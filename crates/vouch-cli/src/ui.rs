@@ -1,0 +1,102 @@
+//! Where output goes and how it looks: buffered stdout for results, stderr for status, colours
+//! only on a terminal (and never with `NO_COLOR`), one [`Styles`] value for every colour.
+
+use std::io::{self, BufWriter, Write};
+
+use anstream::{AutoStream, ColorChoice};
+use anstyle::{AnsiColor, Effects, Style};
+
+/// When to colour output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ColorWhen {
+    /// Colour on a terminal, unless `NO_COLOR` is set.
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+/// The two output streams and the styles to write with.
+pub(crate) struct Ui {
+    /// Results: the timeline, the report, the JSON document. Write human output through
+    /// [`Ui::human`] so that colours follow the user's choice.
+    pub(crate) out: Box<dyn Write>,
+    out_choice: ColorChoice,
+    /// Status, warnings and errors.
+    pub(crate) err: AutoStream<Box<dyn Write>>,
+    /// The styles.
+    pub(crate) styles: Styles,
+}
+
+impl Ui {
+    /// Returns the UI for this process's stdout and stderr.
+    pub(crate) fn new(color: ColorWhen) -> Ui {
+        let choice = |auto: ColorChoice| match color {
+            ColorWhen::Auto => auto,
+            ColorWhen::Always => ColorChoice::Always,
+            ColorWhen::Never => ColorChoice::Never,
+        };
+        let out_choice = choice(AutoStream::choice(&io::stdout()));
+        let err_choice = choice(AutoStream::choice(&io::stderr()));
+        let out: Box<dyn Write> = Box::new(BufWriter::with_capacity(1 << 16, io::stdout().lock()));
+        let err: Box<dyn Write> = Box::new(io::stderr());
+        Ui {
+            out,
+            out_choice,
+            err: AutoStream::new(err, err_choice),
+            styles: Styles::default(),
+        }
+    }
+
+    /// Returns the result stream for human output: styles become colours on a terminal and
+    /// are stripped elsewhere.
+    pub(crate) fn human(&mut self) -> (AutoStream<&mut (dyn Write + 'static)>, &Styles) {
+        (
+            AutoStream::new(&mut *self.out, self.out_choice),
+            &self.styles,
+        )
+    }
+
+    /// Writes a warning line to stderr.
+    pub(crate) fn warn(&mut self, message: impl std::fmt::Display) {
+        let s = self.styles.warning;
+        let _ = writeln!(self.err, "{s}warning:{s:#} {message}");
+    }
+}
+
+/// Every style vouch prints with.
+#[derive(Debug, Clone)]
+pub(crate) struct Styles {
+    pub(crate) error: Style,
+    pub(crate) warning: Style,
+    pub(crate) heading: Style,
+    pub(crate) dim: Style,
+    pub(crate) user: Style,
+    pub(crate) assistant: Style,
+    pub(crate) tool: Style,
+    pub(crate) pass: Style,
+    pub(crate) fail: Style,
+}
+
+impl Default for Styles {
+    fn default() -> Styles {
+        let fg = |c: AnsiColor| Style::new().fg_color(Some(c.into()));
+        Styles {
+            error: fg(AnsiColor::Red).effects(Effects::BOLD),
+            warning: fg(AnsiColor::Yellow).effects(Effects::BOLD),
+            heading: Style::new().effects(Effects::BOLD),
+            dim: Style::new().effects(Effects::DIMMED),
+            user: fg(AnsiColor::Cyan).effects(Effects::BOLD),
+            assistant: fg(AnsiColor::Magenta),
+            tool: Style::new().effects(Effects::BOLD),
+            pass: fg(AnsiColor::Green),
+            fail: fg(AnsiColor::Red).effects(Effects::BOLD),
+        }
+    }
+}
+
+/// Returns `n` with the singular or plural form of a noun (`1 call`, `2 calls`).
+pub(crate) fn plural(n: usize, singular: &str, plural: &str) -> String {
+    format!("{n} {}", if n == 1 { singular } else { plural })
+}

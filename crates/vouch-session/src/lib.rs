@@ -1,0 +1,58 @@
+//! The normalized record of what an AI agent did, read from the logs agents really write.
+//!
+//! # Overview
+//!
+//! - [`Session`]: one agent's run, its ordered [`Event`]s and its subagents.
+//! - [`ToolCall`] and [`ToolResult`]: what the agent called and what became of it
+//!   ([`ToolKind`], [`Outcome`]).
+//! - [`read_path`]: reads Claude Code, Codex, OpenAI-style chat or vouch logs, detecting the
+//!   format from the content, and reports every line it had to skip.
+//! - [`write_jsonl`]: vouch's own lossless JSONL format.
+//!
+//! ```
+//! use vouch_session::{read_from, ReadOptions, ToolKind, Outcome};
+//!
+//! let log = r#"[
+//!   {"role": "user", "content": "run the tests"},
+//!   {"role": "assistant", "name": "Developer", "tool_calls": [
+//!     {"id": "c1", "type": "function", "function": {"name": "shell_run", "arguments": "{\"command\":\"cargo test\"}"}}]},
+//!   {"role": "tool", "tool_call_id": "c1", "content": "[EXIT 101] 2 tests failed"},
+//!   {"role": "assistant", "name": "Developer", "content": "All tests pass."}
+//! ]"#;
+//! let session = read_from(log.as_bytes(), "chat.json", &ReadOptions::default())?.session;
+//! let call = session.tool_calls().next().unwrap();
+//! assert_eq!(call.kind, ToolKind::Shell);
+//! assert_eq!(call.command(), Some("cargo test"));
+//! let result = &session.results_by_call()["c1"];
+//! assert_eq!(result.outcome, Outcome::Failed { exit_code: Some(101) });
+//! assert_eq!(session.final_answer(), Some("All tests pass."));
+//! # Ok::<(), vouch_session::Error>(())
+//! ```
+
+#![deny(missing_docs)]
+
+mod error;
+mod event;
+mod lines;
+mod output;
+mod read;
+mod readers;
+mod session;
+mod stats;
+mod tool;
+
+pub use error::{Diagnostic, DiagnosticKind, Error};
+pub use event::{Actor, Event, EventKind, Message, Role};
+pub use output::{Encoding, INLINE_LIMIT, Output, PREVIEW_LEN, Span, Stored};
+pub use read::{ReadOptions, ReadReport, read_from, read_path};
+pub use readers::vouch::{VERSION as VOUCH_FORMAT_VERSION, write_json, write_jsonl};
+pub use session::{Agent, Format, Session, Source, Turn};
+pub use stats::SessionStats;
+pub use tool::{Outcome, ToolCall, ToolKind, ToolResult};
+
+/// Tool-name tables, one per log format (decision G7).
+pub mod tool_names {
+    pub use crate::readers::chat::tool_kind as chat;
+    pub use crate::readers::claude_code::tool_kind as claude_code;
+    pub use crate::readers::codex::tool_kind as codex;
+}

@@ -1,0 +1,265 @@
+//! The text a tool returned: held in memory when short, as a preview plus a byte range into the
+//! log file when long, so that reading a 350 MB log does not hold 350 MB of tool output.
+
+use std::borrow::Cow;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use crate::error::Error;
+
+/// Outputs up to this many bytes are kept whole in memory.
+pub const INLINE_LIMIT: usize = 512;
+
+/// How many bytes of a long output are kept in memory as its preview.
+pub const PREVIEW_LEN: usize = 200;
+
+/// The text a tool call returned.
+///
+/// Short outputs are held whole. Long outputs read from a file are held as a preview of their
+/// first [`PREVIEW_LEN`] bytes and the [`Span`] of the JSON value in the log that holds the full
+/// text; [`Output::load`] (or [`crate::Session::output_text`]) reads it back.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Output {
+    text: Box<str>,
+    stored: Option<Stored>,
+}
+
+/// Where the full text of a long output lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stored {
+    /// Length of the full decoded text in bytes.
+    pub len: u64,
+    /// The JSON value in the source file that holds it.
+    pub span: Span,
+}
+
+/// A byte range of a JSON value inside a log file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    /// Offset of the value's first byte from the start of the file.
+    pub offset: u64,
+    /// Length of the value in bytes.
+    pub len: u64,
+    /// How the value's bytes turn into text.
+    pub encoding: Encoding,
+}
+
+/// How the JSON value of a [`Span`] turns into text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    /// A JSON string literal.
+    JsonString,
+    /// A JSON string, or an array of content blocks whose `text` fields are joined by newlines
+    /// (the shape of Claude's `tool_result.content` and of Codex's output items).
+    ContentBlocks,
+}
+
+impl Encoding {
+    /// Decodes a JSON value of this encoding into its text.
+    pub fn decode(self, json: &str) -> Result<String, serde_json::Error> {
+        match self {
+            Encoding::JsonString => serde_json::from_str::<String>(json),
+            Encoding::ContentBlocks => content_blocks_text(json),
+        }
+    }
+}
+
+/// Decodes a string or an array of `{type, text}` blocks into text. Blocks without text (images)
+/// are skipped.
+fn content_blocks_text(json: &str) -> Result<String, serde_json::Error> {
+    #[derive(Deserialize)]
+    struct Block<'a> {
+        #[serde(borrow)]
+        text: Option<Cow<'a, str>>,
+    }
+    let trimmed = json.trim_start();
+    if trimmed.starts_with('[') {
+        let blocks: Vec<Block<'_>> = serde_json::from_str(json)?;
+        let mut out = String::new();
+        for text in blocks.iter().filter_map(|b| b.text.as_deref()) {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(text);
+        }
+        Ok(out)
+    } else if trimmed.starts_with("null") {
+        Ok(String::new())
+    } else {
+        serde_json::from_str::<String>(json)
+    }
+}
+
+impl Output {
+    /// Returns an output held whole in memory.
+    pub fn inline(text: impl Into<Box<str>>) -> Output {
+        Output {
+            text: text.into(),
+            stored: None,
+        }
+    }
+
+    /// Returns an output for `text` that lives at `span` in the source file: whole when short,
+    /// a preview plus the span when longer than [`INLINE_LIMIT`].
+    pub fn spilled(text: &str, span: Span) -> Output {
+        if text.len() <= INLINE_LIMIT {
+            return Output::inline(text);
+        }
+        Output {
+            text: preview_of(text).into(),
+            stored: Some(Stored {
+                len: text.len() as u64,
+                span,
+            }),
+        }
+    }
+
+    /// Returns an output made of a preview and the place of the full text.
+    pub fn from_parts(preview: impl Into<Box<str>>, stored: Option<Stored>) -> Output {
+        Output {
+            text: preview.into(),
+            stored,
+        }
+    }
+
+    /// Returns the full text when it is held in memory, `None` when only a preview is.
+    pub fn text(&self) -> Option<&str> {
+        self.stored.is_none().then_some(&*self.text)
+    }
+
+    /// Returns the text held in memory: the whole output, or its first bytes for long outputs.
+    pub fn preview(&self) -> &str {
+        &self.text
+    }
+
+    /// Returns where the full text lives when it is not held in memory.
+    pub fn stored(&self) -> Option<Stored> {
+        self.stored
+    }
+
+    /// Returns true when the full text is held in memory.
+    pub fn is_complete(&self) -> bool {
+        self.stored.is_none()
+    }
+
+    /// Returns the length of the full text in bytes.
+    pub fn len(&self) -> u64 {
+        self.stored.map_or(self.text.len() as u64, |s| s.len)
+    }
+
+    /// Returns true when the output is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Returns the full text, reading it from `source` (the log file the output was read from)
+    /// when only a preview is held in memory.
+    pub fn load(&self, source: Option<&Path>) -> Result<Cow<'_, str>, Error> {
+        let Some(stored) = self.stored else {
+            return Ok(Cow::Borrowed(&self.text));
+        };
+        let Some(path) = source else {
+            return Err(Error::Unavailable {
+                reason: "the output was read from a stream that cannot be read again".into(),
+            });
+        };
+        read_span(path, stored.span).map(Cow::Owned)
+    }
+}
+
+/// Reads and decodes the JSON value at `span` in the file at `path`.
+pub(crate) fn read_span(path: &Path, span: Span) -> Result<String, Error> {
+    let io = |source| Error::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let mut file = File::open(path).map_err(io)?;
+    file.seek(SeekFrom::Start(span.offset)).map_err(io)?;
+    let len = usize::try_from(span.len).map_err(|_| Error::Unavailable {
+        reason: format!("a span of {} bytes does not fit in memory", span.len),
+    })?;
+    let mut buf = vec![0; len];
+    file.read_exact(&mut buf).map_err(io)?;
+    let json = std::str::from_utf8(&buf).map_err(|_| Error::Unavailable {
+        reason: format!("`{}` changed since it was read", path.display()),
+    })?;
+    span.encoding.decode(json).map_err(|_| Error::Unavailable {
+        reason: format!("`{}` changed since it was read", path.display()),
+    })
+}
+
+/// Returns the first [`PREVIEW_LEN`] bytes of `text`, cut at a character boundary.
+pub(crate) fn preview_of(text: &str) -> &str {
+    if text.len() <= PREVIEW_LEN {
+        return text;
+    }
+    let mut end = PREVIEW_LEN;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+/// Returns the span of `raw` inside `line`, which starts `line_offset` bytes into the file.
+///
+/// `raw` must have been deserialized by borrowing from `line`; when it was not, `None`.
+pub(crate) fn span_within(
+    line: &str,
+    line_offset: u64,
+    raw: &RawValue,
+    encoding: Encoding,
+) -> Option<Span> {
+    let start = (raw.get().as_ptr() as usize).checked_sub(line.as_ptr() as usize)?;
+    (start + raw.get().len() <= line.len()).then(|| Span {
+        offset: line_offset + start as u64,
+        len: raw.get().len() as u64,
+        encoding,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn previews_cut_at_char_boundaries() {
+        let text = "é".repeat(300);
+        let p = preview_of(&text);
+        assert!(p.len() <= PREVIEW_LEN);
+        assert!(p.len() >= PREVIEW_LEN - 1);
+    }
+
+    #[test]
+    fn content_blocks_join_text_and_skip_images() {
+        let json = r#"[{"type":"text","text":"a"},{"type":"image","source":{}},{"type":"text","text":"b"}]"#;
+        assert_eq!(Encoding::ContentBlocks.decode(json).unwrap(), "a\nb");
+        assert_eq!(
+            Encoding::ContentBlocks.decode(r#""plain""#).unwrap(),
+            "plain"
+        );
+    }
+
+    #[test]
+    fn long_outputs_keep_a_preview_and_load_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log");
+        let text = "x\n".repeat(1000);
+        let json = serde_json::to_string(&text).unwrap();
+        std::fs::write(&path, format!("prefix {json} suffix")).unwrap();
+        let span = Span {
+            offset: 7,
+            len: json.len() as u64,
+            encoding: Encoding::JsonString,
+        };
+        let out = Output::spilled(&text, span);
+        assert!(!out.is_complete());
+        assert_eq!(out.len(), 2000);
+        assert_eq!(out.preview().len(), PREVIEW_LEN);
+        assert_eq!(out.load(Some(&path)).unwrap(), text);
+        assert!(out.load(None).is_err());
+    }
+}

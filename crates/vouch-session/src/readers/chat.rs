@@ -1,0 +1,434 @@
+//! OpenAI-style chat messages, the shape most orchestrators can dump: a JSON array of
+//! `{role, content, tool_calls, tool_call_id, name}` objects, the same wrapped as
+//! `{"messages": [...]}`, or one message per line (JSONL).
+//!
+//! `name` on an assistant message is the agent's name. Tool results carry no structured
+//! outcome, so the bracket-prefix convention decides (decision G6).
+
+use std::borrow::Cow;
+use std::io::Read;
+
+use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, Deserializer, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+
+use crate::error::{Diagnostic, DiagnosticKind, Error};
+use crate::event::{Actor, Role};
+use crate::output::Encoding;
+use crate::read::{Input, LineError, LineSink, ReadOptions, ReadReport, drive};
+use crate::readers::{
+    claude_code,
+    common::{self, Events},
+};
+use crate::session::{Agent, Format, Session};
+use crate::tool::{Outcome, ToolCall, ToolKind, ToolResult};
+
+/// Maps an orchestrator's tool name to its kind (decision G7): Claude Code's names exactly,
+/// then by case-insensitive containment, so `FileSystem-write_file` is a write.
+pub fn tool_kind(name: &str) -> ToolKind {
+    const BY_CONTAINMENT: &[(&str, ToolKind)] = &[
+        ("write_file", ToolKind::WriteFile),
+        ("patch_file", ToolKind::PatchFile),
+        ("apply_patch", ToolKind::PatchFile),
+        ("edit_file", ToolKind::PatchFile),
+        ("read_file", ToolKind::ReadFile),
+        ("git_commit", ToolKind::GitCommit),
+        ("shell_run", ToolKind::Shell),
+        ("run_shell", ToolKind::Shell),
+        ("exec_command", ToolKind::Shell),
+        ("run_command", ToolKind::Shell),
+        ("shell", ToolKind::Shell),
+        ("bash", ToolKind::Shell),
+        ("spawn_agent", ToolKind::Subagent),
+        ("subagent", ToolKind::Subagent),
+        ("web_search", ToolKind::Web),
+        ("web_fetch", ToolKind::Web),
+        ("fetch_url", ToolKind::Web),
+        ("grep", ToolKind::Search),
+        ("glob", ToolKind::Search),
+        ("list_dir", ToolKind::Search),
+        ("search", ToolKind::Search),
+    ];
+    let exact = claude_code::tool_kind(name);
+    if exact != ToolKind::Other {
+        return exact;
+    }
+    let lower = name.to_ascii_lowercase();
+    BY_CONTAINMENT
+        .iter()
+        .find(|(needle, _)| lower.contains(needle))
+        .map_or(ToolKind::Other, |(_, kind)| *kind)
+}
+
+/// One chat message.
+#[derive(Deserialize)]
+struct ChatMessage<'a> {
+    #[serde(borrow)]
+    role: Cow<'a, str>,
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    tool_calls: Option<Vec<ChatToolCall<'a>>>,
+    #[serde(borrow, default)]
+    tool_call_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    function_call: Option<ChatFunction<'a>>,
+    #[serde(borrow, default, alias = "created_at")]
+    timestamp: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct ChatToolCall<'a> {
+    #[serde(borrow, default)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    function: ChatFunction<'a>,
+}
+
+#[derive(Deserialize)]
+struct ChatFunction<'a> {
+    #[serde(borrow)]
+    name: Cow<'a, str>,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
+}
+
+/// Reads chat messages from a JSON array, a `{"messages": [...]}` object, or JSONL.
+pub(crate) fn read(
+    mut reader: impl Read,
+    input: &Input<'_>,
+    options: &ReadOptions,
+) -> Result<ReadReport, Error> {
+    let mut head = [0u8; 1];
+    let mut first = None;
+    let mut prefix = Vec::new();
+    // Skip leading whitespace to see whether this is one JSON document or JSONL.
+    while reader
+        .read(&mut head)
+        .map_err(|e| Error::io(&input.display, e))?
+        == 1
+    {
+        prefix.push(head[0]);
+        if !head[0].is_ascii_whitespace() {
+            first = Some(head[0]);
+            break;
+        }
+    }
+    let reader = std::io::Cursor::new(prefix).chain(reader);
+    let mut log = ChatLog {
+        events: Events::default(),
+        name: None,
+    };
+    let diagnostics = match first {
+        Some(b'[') => read_document(reader, input, options, &mut log, false)?,
+        Some(b'{') => {
+            // `{"messages": [...]}` is one document; `{"role": ...}` starts a JSONL file.
+            let mut all = Vec::new();
+            reader
+                .take(u64::MAX)
+                .read_to_end(&mut all)
+                .map_err(|e| Error::io(&input.display, e))?;
+            if is_wrapped(&all) {
+                read_document(all.as_slice(), input, options, &mut log, true)?
+            } else {
+                drive(all.as_slice(), input, options, &mut log)?
+            }
+        }
+        Some(_) => drive(reader, input, options, &mut log)?,
+        None => {
+            return Err(Error::Empty {
+                path: input.display.clone(),
+            });
+        }
+    };
+    let session = Session {
+        agent: Agent::Orchestrator,
+        name: log.name,
+        source: Some(input.source(Format::Chat)),
+        events: log.events.events,
+        ..Session::default()
+    };
+    Ok(ReadReport {
+        session,
+        diagnostics,
+    })
+}
+
+/// Returns true when the document is an object with a `messages` array at the top.
+fn is_wrapped(all: &[u8]) -> bool {
+    #[derive(Deserialize)]
+    struct Wrapper {
+        #[serde(default)]
+        messages: Option<de::IgnoredAny>,
+    }
+    let mut de = serde_json::Deserializer::from_slice(all);
+    Wrapper::deserialize(&mut de).is_ok_and(|w| w.messages.is_some())
+}
+
+struct ChatLog {
+    events: Events,
+    name: Option<String>,
+}
+
+impl LineSink for ChatLog {
+    fn line(&mut self, text: &str, number: u64, _offset: u64) -> Result<(), LineError> {
+        let message: ChatMessage<'_> = serde_json::from_str(text)?;
+        self.message(&message, number)
+    }
+}
+
+impl ChatLog {
+    fn message(&mut self, m: &ChatMessage<'_>, line: u64) -> Result<(), LineError> {
+        let ts = common::timestamp(m.timestamp.as_deref());
+        let text = match m.content {
+            Some(raw) => Encoding::ContentBlocks
+                .decode(raw.get())
+                .map_err(|e| LineError::nested("content", &e))?,
+            None => String::new(),
+        };
+        let name = m.name.as_deref().map(str::to_owned);
+        match &*m.role {
+            "assistant" => {
+                if self.name.is_none() {
+                    self.name.clone_from(&name);
+                }
+                let actor = Actor {
+                    role: Role::Assistant,
+                    name,
+                };
+                self.events.message(actor.clone(), ts, Some(line), text);
+                let calls = m
+                    .tool_calls
+                    .iter()
+                    .flatten()
+                    .map(|c| (c.id.as_deref(), &c.function));
+                for (id, function) in calls.chain(m.function_call.as_ref().map(|f| (None, f))) {
+                    let args = match function.arguments {
+                        Some(raw) => match serde_json::from_str::<serde_json::Value>(raw.get()) {
+                            Ok(serde_json::Value::String(s)) => common::arguments(&s),
+                            Ok(v) => v,
+                            Err(e) => return Err(LineError::nested("arguments", &e)),
+                        },
+                        None => serde_json::Value::Object(serde_json::Map::new()),
+                    };
+                    let call = ToolCall {
+                        call_id: id.map_or_else(
+                            || format!("call-{}", self.events.events.len()),
+                            str::to_owned,
+                        ),
+                        name: function.name.to_string(),
+                        kind: tool_kind(&function.name),
+                        args,
+                    };
+                    self.events.call(actor.clone(), ts, Some(line), call);
+                }
+            }
+            "tool" | "function" => {
+                let call_id = match (m.tool_call_id.as_deref(), &name) {
+                    (Some(id), _) => id.to_owned(),
+                    // A legacy `function` result answers the latest call of that name.
+                    (None, Some(n)) => self
+                        .events
+                        .events
+                        .iter()
+                        .rev()
+                        .filter_map(|e| e.as_tool_call())
+                        .find(|c| &c.name == n)
+                        .map(|c| c.call_id.clone())
+                        .unwrap_or_default(),
+                    (None, None) => {
+                        return Err(LineError::shape("a `tool` message without `tool_call_id`"));
+                    }
+                };
+                let outcome = Outcome::from_text(&text);
+                let result = ToolResult {
+                    call_id,
+                    output: crate::Output::inline(text),
+                    outcome,
+                };
+                self.events.result(
+                    Actor {
+                        role: Role::Tool,
+                        name,
+                    },
+                    ts,
+                    Some(line),
+                    result,
+                );
+            }
+            "user" => self.events.message(
+                Actor {
+                    role: Role::User,
+                    name,
+                },
+                ts,
+                Some(line),
+                text,
+            ),
+            _ => self.events.message(
+                Actor {
+                    role: Role::System,
+                    name,
+                },
+                ts,
+                Some(line),
+                text,
+            ),
+        }
+        Ok(())
+    }
+}
+
+/// Reads a whole JSON document: an array of messages, or an object with a `messages` array.
+/// A document cut short keeps the messages before the cut.
+fn read_document(
+    mut reader: impl Read,
+    input: &Input<'_>,
+    options: &ReadOptions,
+    log: &mut ChatLog,
+    wrapped: bool,
+) -> Result<Vec<Diagnostic>, Error> {
+    let mut bytes = Vec::new();
+    reader
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io(&input.display, e))?;
+    let text = match std::str::from_utf8(&bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let line = 1 + memchr::memchr_iter(b'\n', &bytes[..e.valid_up_to()]).count() as u64;
+            return Err(Error::InvalidUtf8 {
+                path: input.display.clone(),
+                line,
+            });
+        }
+    };
+    let mut elements: Vec<&RawValue> = Vec::new();
+    let mut de = serde_json::Deserializer::from_str(text);
+    let parsed = if wrapped {
+        Wrapped { out: &mut elements }.deserialize(&mut de)
+    } else {
+        de.deserialize_seq(Elements { out: &mut elements })
+    };
+    let mut diagnostics = Vec::new();
+    let diagnose = |line: u64, column: Option<u64>, reason: String, kind| Diagnostic {
+        path: Some(input.display.clone()),
+        line,
+        column,
+        reason,
+        kind,
+    };
+    if let Err(e) = parsed.and_then(|()| de.end()) {
+        let torn = e.is_eof();
+        let kind = if torn {
+            DiagnosticKind::TornLastLine
+        } else {
+            DiagnosticKind::BadLine
+        };
+        let reason = if torn {
+            "the document ends early (is the file still being written?); the messages before the cut are kept".to_owned()
+        } else {
+            LineError::json(&e).reason
+        };
+        let d = diagnose(e.line() as u64, Some(e.column() as u64), reason, kind);
+        if options.strict && !torn {
+            return Err(Error::Bad(d));
+        }
+        diagnostics.push(d);
+    }
+    for raw in elements {
+        let offset = raw.get().as_ptr() as usize - text.as_ptr() as usize;
+        let line = 1 + memchr::memchr_iter(b'\n', &bytes[..offset]).count() as u64;
+        let result = serde_json::from_str::<ChatMessage<'_>>(raw.get())
+            .map_err(|e| LineError::json(&e))
+            .and_then(|m| log.message(&m, line));
+        if let Err(e) = result {
+            let d = diagnose(line, None, e.reason, DiagnosticKind::BadLine);
+            if options.strict {
+                return Err(Error::Bad(d));
+            }
+            diagnostics.push(d);
+        }
+    }
+    if log.events.events.is_empty() && diagnostics.is_empty() {
+        return Err(Error::Empty {
+            path: input.display.clone(),
+        });
+    }
+    Ok(diagnostics)
+}
+
+/// Collects the elements of an array as raw values, keeping those read before an error.
+struct Elements<'o, 'a> {
+    out: &'o mut Vec<&'a RawValue>,
+}
+
+impl<'de: 'a, 'a> Visitor<'de> for Elements<'_, 'a> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an array of chat messages")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(raw) = seq.next_element::<&'de RawValue>()? {
+            self.out.push(raw);
+        }
+        Ok(())
+    }
+}
+
+/// Collects the `messages` of a `{"messages": [...]}` document.
+struct Wrapped<'o, 'a> {
+    out: &'o mut Vec<&'a RawValue>,
+}
+
+impl<'de: 'a, 'a> de::DeserializeSeed<'de> for Wrapped<'_, 'a> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de: 'a, 'a> Visitor<'de> for Wrapped<'_, 'a> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an object with a `messages` array")
+    }
+    fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            if key == "messages" {
+                map.next_value_seed(Seq {
+                    out: &mut *self.out,
+                })?;
+            } else {
+                map.next_value::<de::IgnoredAny>()?;
+            }
+        }
+        Ok(())
+    }
+}
+
+struct Seq<'o, 'a> {
+    out: &'o mut Vec<&'a RawValue>,
+}
+
+impl<'de: 'a, 'a> de::DeserializeSeed<'de> for Seq<'_, 'a> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(Elements { out: self.out })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn maps_orchestrator_names_by_containment() {
+        assert_eq!(tool_kind("FileSystem-write_file"), ToolKind::WriteFile);
+        assert_eq!(tool_kind("Shell-shell_run"), ToolKind::Shell);
+        assert_eq!(tool_kind("git_commit"), ToolKind::GitCommit);
+        assert_eq!(tool_kind("Write"), ToolKind::WriteFile);
+        assert_eq!(tool_kind("handoff"), ToolKind::Other);
+    }
+}

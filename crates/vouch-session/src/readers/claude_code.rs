@@ -1,0 +1,799 @@
+//! Claude Code session logs (`~/.claude/projects/<project>/<session-id>.jsonl`), their
+//! `<session-id>/subagents/` folders, and `claude -p --output-format stream-json` output.
+//!
+//! Each line is a record; `user` and `assistant` records carry an Anthropic Messages API
+//! message. One assistant message may be split over several records with the same
+//! `message.id`: blocks already seen are dropped. Tool results come as `tool_result` blocks in
+//! `user` records, with `is_error` and a `toolUseResult` beside them. Thinking is ignored.
+//! Subagents come from three places: files under `<session-id>/` (at any depth), sidechain
+//! records inline in older logs, and `parent_tool_use_id` in `stream-json` output.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::collections::hash_map::DefaultHasher;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde::de::{self, IgnoredAny, MapAccess, Visitor};
+use serde_json::value::RawValue;
+
+use crate::error::Error;
+use crate::event::{Actor, EventKind, Role};
+use crate::read::{Input, LineError, LineSink, ReadOptions, ReadReport, drive};
+use crate::readers::common::{self, Events};
+use crate::session::{Agent, Format, Session};
+use crate::tool::{Outcome, ToolCall, ToolKind, ToolResult};
+
+/// Maps a Claude Code tool name to its kind (decision G7). MCP tools (`mcp__server__tool`) and
+/// names not listed are [`ToolKind::Other`].
+pub fn tool_kind(name: &str) -> ToolKind {
+    match name {
+        "Bash" => ToolKind::Shell,
+        "Write" => ToolKind::WriteFile,
+        "Edit" | "MultiEdit" | "NotebookEdit" => ToolKind::PatchFile,
+        "Read" | "NotebookRead" => ToolKind::ReadFile,
+        "Task" | "Agent" => ToolKind::Subagent,
+        "Grep" | "Glob" | "LS" => ToolKind::Search,
+        "WebFetch" | "WebSearch" | "web_search" | "web_fetch" => ToolKind::Web,
+        _ => ToolKind::Other,
+    }
+}
+
+/// Reads a Claude Code log and, when it is a file, the subagent logs stored beside it.
+pub(crate) fn read(
+    reader: impl Read,
+    input: &Input<'_>,
+    options: &ReadOptions,
+) -> Result<ReadReport, Error> {
+    let mut log = ClaudeLog::new(input);
+    let mut diagnostics = drive(reader, input, options, &mut log)?;
+    let mut parsed = log.finish(input);
+    if let (Some(path), false) = (input.path, options.no_subagents) {
+        for file in subagent_files(path) {
+            let file_input = Input {
+                path: Some(&file),
+                display: file.clone(),
+                spill: input.spill,
+            };
+            let reader = std::fs::File::open(&file).map_err(|e| Error::io(&file, e))?;
+            let mut log = ClaudeLog::new(&file_input);
+            match drive(reader, &file_input, options, &mut log) {
+                Ok(d) => diagnostics.extend(d),
+                // An empty subagent file holds no agent; it is not an error of the session.
+                Err(Error::Empty { .. }) => continue,
+                Err(e) => return Err(e),
+            }
+            let mut sub = log.finish(&file_input);
+            if sub.session.id.is_empty() {
+                sub.session.id = agent_id_from_file_name(&file);
+            }
+            parsed.links.append(&mut sub.links);
+            parsed.subagents.push(sub.session);
+            parsed.subagents.append(&mut sub.subagents);
+        }
+    }
+    Ok(ReadReport {
+        session: assemble(parsed),
+        diagnostics,
+    })
+}
+
+/// Returns the `.jsonl` files under `<dir>/<session-id>/`, at any depth, sorted by path.
+fn subagent_files(session_file: &Path) -> Vec<PathBuf> {
+    let (Some(dir), Some(stem)) = (session_file.parent(), session_file.file_stem()) else {
+        return Vec::new();
+    };
+    let root = dir.join(stem);
+    let mut files = Vec::new();
+    let mut stack = vec![root];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => stack.push(path),
+                Ok(t) if t.is_file() && path.extension().is_some_and(|e| e == "jsonl") => {
+                    files.push(path);
+                }
+                _ => {}
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+fn agent_id_from_file_name(path: &Path) -> String {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    stem.strip_prefix("agent-")
+        .map(str::to_owned)
+        .unwrap_or(stem)
+}
+
+/// One line of a Claude Code log; only the keys vouch uses.
+#[derive(Deserialize)]
+struct Record<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    subtype: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    message: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    uuid: Option<Cow<'a, str>>,
+    #[serde(rename = "parentUuid", borrow, default)]
+    parent_uuid: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    timestamp: Option<Cow<'a, str>>,
+    #[serde(rename = "isSidechain", default)]
+    is_sidechain: Option<bool>,
+    #[serde(rename = "isMeta", default)]
+    is_meta: Option<bool>,
+    #[serde(rename = "isCompactSummary", default)]
+    is_compact_summary: Option<bool>,
+    #[serde(rename = "sessionId", alias = "session_id", borrow, default)]
+    session_id: Option<Cow<'a, str>>,
+    #[serde(rename = "agentId", borrow, default)]
+    agent_id: Option<Cow<'a, str>>,
+    #[serde(rename = "toolUseResult", default)]
+    tool_use_result: Option<ResultInfo>,
+    #[serde(borrow, default)]
+    data: Option<&'a RawValue>,
+    #[serde(rename = "parentToolUseID", borrow, default)]
+    progress_tool_use_id: Option<Cow<'a, str>>,
+    #[serde(rename = "parent_tool_use_id", borrow, default)]
+    parent_tool_use_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    cwd: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    model: Option<Cow<'a, str>>,
+}
+
+/// An Anthropic Messages API message.
+#[derive(Deserialize)]
+struct ApiMessage<'a> {
+    #[serde(borrow, default)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    model: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
+}
+
+/// A content block of a message.
+#[derive(Deserialize)]
+struct Block<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    #[serde(borrow, default)]
+    text: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    input: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    tool_use_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
+    #[serde(default)]
+    is_error: Option<bool>,
+}
+
+/// The `data` of a `progress` record; `agent_progress` links a subagent to its Task call.
+#[derive(Deserialize)]
+struct ProgressData<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(rename = "agentId", borrow, default)]
+    agent_id: Option<Cow<'a, str>>,
+}
+
+/// What vouch takes from a `toolUseResult`, which is a string or an object of any shape.
+#[derive(Default)]
+struct ResultInfo {
+    agent_id: Option<String>,
+    interrupted: bool,
+}
+
+impl<'de> Deserialize<'de> for ResultInfo {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ResultInfo;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a tool use result")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ResultInfo, A::Error> {
+                let mut info = ResultInfo::default();
+                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                    match &*key {
+                        "agentId" => info.agent_id = map.next_value::<Option<String>>()?,
+                        "interrupted" => {
+                            info.interrupted = map.next_value::<Option<bool>>()?.unwrap_or(false);
+                        }
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(info)
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<ResultInfo, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(ResultInfo::default())
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<ResultInfo, E> {
+                Ok(ResultInfo::default())
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<ResultInfo, E> {
+                Ok(ResultInfo::default())
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<ResultInfo, E> {
+                Ok(ResultInfo::default())
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<ResultInfo, E> {
+                Ok(ResultInfo::default())
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<ResultInfo, E> {
+                Ok(ResultInfo::default())
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<ResultInfo, E> {
+                Ok(ResultInfo::default())
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A run of records that belongs to a subagent: a sidechain inline in an older log, or the
+/// messages of one `parent_tool_use_id` in `stream-json` output.
+#[derive(Debug, Default)]
+struct Group {
+    events: Events,
+    spawned_by: Option<String>,
+    agent_id: Option<String>,
+}
+
+/// The state of a Claude Code log being read.
+struct ClaudeLog<'i> {
+    input: &'i Input<'i>,
+    main: Events,
+    groups: Vec<Group>,
+    group_of_call: HashMap<String, usize>,
+    group_of_uuid: HashMap<String, usize>,
+    /// Block keys already seen, per assistant message id, to merge split records.
+    seen: HashMap<u64, Vec<u64>>,
+    /// `(agent id, call id)` pairs that link subagents to the calls that started them.
+    links: Vec<(String, String)>,
+    session_id: Option<String>,
+    agent_id: Option<String>,
+    cwd: Option<String>,
+    model: Option<String>,
+    /// Set at the first message record: true when the whole file is one subagent's log.
+    sidechain_file: Option<bool>,
+}
+
+/// A log read on its own, before its subagents are attached.
+struct Parsed {
+    session: Session,
+    subagents: Vec<Session>,
+    links: Vec<(String, String)>,
+}
+
+impl LineSink for ClaudeLog<'_> {
+    fn line(&mut self, text: &str, number: u64, offset: u64) -> Result<(), LineError> {
+        let rec: Record<'_> = serde_json::from_str(text)?;
+        if self.session_id.is_none() {
+            self.session_id = rec.session_id.as_deref().map(str::to_owned);
+        }
+        if self.agent_id.is_none() {
+            self.agent_id = rec.agent_id.as_deref().map(str::to_owned);
+        }
+        if self.cwd.is_none() {
+            self.cwd = rec.cwd.as_deref().map(str::to_owned);
+        }
+        match rec.kind.as_deref() {
+            Some(kind @ ("user" | "assistant")) => {
+                let Some(raw) = rec.message else {
+                    return Err(LineError::shape(format!(
+                        "a `{kind}` record without `message`"
+                    )));
+                };
+                let message: ApiMessage<'_> = serde_json::from_str(raw.get())
+                    .map_err(|e| LineError::nested("message", &e))?;
+                self.message(kind == "assistant", &rec, &message, text, number, offset)
+            }
+            Some("progress") => {
+                if let (Some(data), Some(call)) = (rec.data, rec.progress_tool_use_id.as_deref())
+                    && let Ok(data) = serde_json::from_str::<ProgressData<'_>>(data.get())
+                    && let (Some("agent_progress"), Some(agent)) =
+                        (data.kind.as_deref(), data.agent_id.as_deref())
+                    && !self.links.iter().any(|(a, c)| a == agent && c == call)
+                {
+                    self.links.push((agent.to_owned(), call.to_owned()));
+                }
+                Ok(())
+            }
+            Some("system") if rec.subtype.as_deref() == Some("init") => {
+                if self.model.is_none() {
+                    self.model = rec.model.as_deref().map(str::to_owned);
+                }
+                Ok(())
+            }
+            // Snapshots, summaries, queue operations, hooks, results and record types added
+            // after this reader was written carry no events.
+            _ => Ok(()),
+        }
+    }
+}
+
+impl<'i> ClaudeLog<'i> {
+    fn new(input: &'i Input<'i>) -> ClaudeLog<'i> {
+        ClaudeLog {
+            input,
+            main: Events::default(),
+            groups: Vec::new(),
+            group_of_call: HashMap::new(),
+            group_of_uuid: HashMap::new(),
+            seen: HashMap::new(),
+            links: Vec::new(),
+            session_id: None,
+            agent_id: None,
+            cwd: None,
+            model: None,
+            sidechain_file: None,
+        }
+    }
+
+    /// Returns the index of the group a record belongs to, or `None` for the main session.
+    fn group_for(&mut self, rec: &Record<'_>) -> Option<usize> {
+        if let Some(call) = rec.parent_tool_use_id.as_deref() {
+            let next = self.groups.len();
+            let i = *self.group_of_call.entry(call.to_owned()).or_insert(next);
+            if i == next {
+                self.groups.push(Group {
+                    spawned_by: Some(call.to_owned()),
+                    ..Group::default()
+                });
+            }
+            return Some(i);
+        }
+        let sidechain = rec.is_sidechain.unwrap_or(false);
+        let sidechain_file = *self.sidechain_file.get_or_insert(sidechain);
+        if !sidechain || sidechain_file {
+            return None;
+        }
+        let parent = rec
+            .parent_uuid
+            .as_deref()
+            .and_then(|p| self.group_of_uuid.get(p))
+            .copied();
+        let i = parent.unwrap_or_else(|| {
+            self.groups.push(Group {
+                agent_id: rec.agent_id.as_deref().map(str::to_owned),
+                ..Group::default()
+            });
+            self.groups.len() - 1
+        });
+        if let Some(uuid) = rec.uuid.as_deref() {
+            self.group_of_uuid.insert(uuid.to_owned(), i);
+        }
+        Some(i)
+    }
+
+    fn message(
+        &mut self,
+        assistant: bool,
+        rec: &Record<'_>,
+        message: &ApiMessage<'_>,
+        line: &str,
+        number: u64,
+        offset: u64,
+    ) -> Result<(), LineError> {
+        let Some(content) = message.content else {
+            return Ok(());
+        };
+        let ts = common::timestamp(rec.timestamp.as_deref());
+        let role = if assistant {
+            Role::Assistant
+        } else if rec.is_meta == Some(true) || rec.is_compact_summary == Some(true) {
+            Role::System
+        } else {
+            Role::User
+        };
+        if assistant && self.model.is_none() {
+            self.model = message
+                .model
+                .as_deref()
+                .filter(|m| !m.starts_with('<'))
+                .map(str::to_owned);
+        }
+        let group = self.group_for(rec);
+        let content_str = content.get();
+        match content_str.as_bytes().first() {
+            Some(b'"') => {
+                let text: String = serde_json::from_str(content_str)
+                    .map_err(|e| LineError::nested("message.content", &e))?;
+                self.events(group)
+                    .message(Actor::new(role), ts, Some(number), text);
+                Ok(())
+            }
+            Some(b'[') => {
+                let blocks: Vec<Block<'_>> = serde_json::from_str(content_str)
+                    .map_err(|e| LineError::nested("message.content", &e))?;
+                let msg_key = message.id.as_deref().filter(|_| assistant).map(hash);
+                let results = blocks
+                    .iter()
+                    .filter(|b| b.kind.ends_with("tool_result"))
+                    .count();
+                for block in &blocks {
+                    if let Some(msg_key) = msg_key {
+                        let block_key =
+                            hash(&(&*block.kind, block.id.as_deref(), block.text.as_deref()));
+                        let seen = self.seen.entry(msg_key).or_default();
+                        if seen.contains(&block_key) {
+                            continue;
+                        }
+                        seen.push(block_key);
+                    }
+                    self.block(
+                        block,
+                        role,
+                        rec,
+                        results == 1,
+                        ts,
+                        line,
+                        number,
+                        offset,
+                        group,
+                    )?;
+                }
+                Ok(())
+            }
+            Some(b'n') => Ok(()),
+            _ => Err(LineError::shape(
+                "`message.content` must be a string or an array of blocks",
+            )),
+        }
+    }
+
+    fn events(&mut self, group: Option<usize>) -> &mut Events {
+        match group {
+            Some(i) => &mut self.groups[i].events,
+            None => &mut self.main,
+        }
+    }
+
+    #[expect(clippy::too_many_arguments, reason = "one block's context, used once")]
+    fn block(
+        &mut self,
+        block: &Block<'_>,
+        role: Role,
+        rec: &Record<'_>,
+        sole_result: bool,
+        ts: Option<jiff::Timestamp>,
+        line: &str,
+        number: u64,
+        offset: u64,
+        group: Option<usize>,
+    ) -> Result<(), LineError> {
+        let kind = &*block.kind;
+        if kind == "text" {
+            let text = common::text(block.text.as_ref());
+            self.events(group)
+                .message(Actor::new(role), ts, Some(number), text);
+        } else if matches!(kind, "tool_use" | "server_tool_use" | "mcp_tool_use") {
+            let (Some(id), Some(name)) = (block.id.as_deref(), block.name.as_deref()) else {
+                return Err(LineError::shape(format!(
+                    "a `{kind}` block without `id` or `name`"
+                )));
+            };
+            let args = common::value(block.input).map_err(|e| LineError::nested("input", &e))?;
+            let call = ToolCall {
+                call_id: id.to_owned(),
+                name: name.to_owned(),
+                kind: tool_kind(name),
+                args,
+            };
+            self.events(group)
+                .call(Actor::new(Role::Assistant), ts, Some(number), call);
+        } else if kind.ends_with("tool_result") {
+            let Some(call_id) = block.tool_use_id.as_deref() else {
+                return Err(LineError::shape(format!(
+                    "a `{kind}` block without `tool_use_id`"
+                )));
+            };
+            let output = common::output(self.input, line, offset, block.content)
+                .map_err(|e| LineError::nested("content", &e))?;
+            let info = rec.tool_use_result.as_ref();
+            let outcome = outcome(
+                block.is_error.unwrap_or(false),
+                info.is_some_and(|i| i.interrupted),
+                output.preview(),
+            );
+            if sole_result && let Some(agent) = info.and_then(|i| i.agent_id.as_deref()) {
+                self.links.push((agent.to_owned(), call_id.to_owned()));
+            }
+            let result = ToolResult {
+                call_id: call_id.to_owned(),
+                output,
+                outcome,
+            };
+            self.events(group)
+                .result(Actor::new(Role::Tool), ts, Some(number), result);
+        }
+        // Thinking, images, documents and unknown block types carry nothing vouch uses.
+        Ok(())
+    }
+
+    fn finish(self, input: &Input<'_>) -> Parsed {
+        let source = input.source(Format::ClaudeCode);
+        let session = Session {
+            id: self
+                .agent_id
+                .clone()
+                .or(self.session_id.clone())
+                .unwrap_or_default(),
+            agent: Agent::ClaudeCode,
+            cwd: self.cwd.clone(),
+            model: self.model.clone(),
+            source: Some(source.clone()),
+            events: self.main.events,
+            ..Session::default()
+        };
+        let subagents = self
+            .groups
+            .into_iter()
+            .map(|g| Session {
+                id: g
+                    .agent_id
+                    .or_else(|| g.spawned_by.clone())
+                    .unwrap_or_default(),
+                agent: Agent::ClaudeCode,
+                spawned_by: g.spawned_by,
+                cwd: self.cwd.clone(),
+                source: Some(source.clone()),
+                events: g.events.events,
+                ..Session::default()
+            })
+            .collect();
+        Parsed {
+            session,
+            subagents,
+            links: self.links,
+        }
+    }
+}
+
+fn hash<T: Hash + ?Sized>(value: &T) -> u64 {
+    let mut h = DefaultHasher::new();
+    value.hash(&mut h);
+    h.finish()
+}
+
+/// Classifies a Claude Code tool result. Claude Code records no exit code beside a failed
+/// `Bash` call; its text starts with `Exit code N`.
+fn outcome(is_error: bool, interrupted: bool, text: &str) -> Outcome {
+    if !is_error {
+        return if interrupted {
+            Outcome::Error
+        } else {
+            Outcome::Ok
+        };
+    }
+    let t = text.trim_start();
+    if let Some(rest) = t.strip_prefix("Exit code ") {
+        let code = rest
+            .split(|c: char| !(c.is_ascii_digit() || c == '-'))
+            .next();
+        return Outcome::Failed {
+            exit_code: code.and_then(|c| c.parse().ok()),
+        };
+    }
+    let lower = t.get(..t.len().min(160)).unwrap_or(t).to_ascii_lowercase();
+    if lower.contains("timed out") || lower.contains("timeout") {
+        Outcome::TimedOut
+    } else if lower.starts_with("the user doesn't want to proceed")
+        || lower.contains("permission to use")
+        || lower.contains("requested permissions")
+        || lower.contains("denied")
+        || lower.contains("was blocked")
+    {
+        Outcome::Denied
+    } else {
+        Outcome::Error
+    }
+}
+
+/// Links subagents to the calls that started them and hangs each under the session holding
+/// that call; subagents that cannot be linked hang under the main session with no call.
+fn assemble(parsed: Parsed) -> Session {
+    let Parsed {
+        session: mut main,
+        subagents,
+        links,
+    } = parsed;
+    if subagents.is_empty() {
+        return main;
+    }
+    let call_of_agent: HashMap<&str, &str> = links
+        .iter()
+        .map(|(a, c)| (a.as_str(), c.as_str()))
+        .collect();
+    // Node 0 is the main session, node i + 1 is subagents[i].
+    let mut nodes: Vec<Option<Session>> = std::iter::once(None)
+        .chain(subagents.into_iter().map(Some))
+        .collect();
+    let owner_of_call: HashMap<String, (usize, Option<String>)> = {
+        let mut map = HashMap::new();
+        let all = std::iter::once((0, &main)).chain(
+            nodes
+                .iter()
+                .enumerate()
+                .filter_map(|(i, n)| n.as_ref().map(|s| (i, s))),
+        );
+        for (i, s) in all {
+            for call in s.tool_calls() {
+                let name = call.arg_str("subagent_type").map(str::to_owned);
+                map.insert(call.call_id.clone(), (i, name));
+            }
+        }
+        map
+    };
+    let prompt_calls: Vec<(String, String)> = std::iter::once(&main)
+        .chain(nodes.iter().flatten())
+        .flat_map(Session::tool_calls)
+        .filter(|c| c.kind == ToolKind::Subagent)
+        .filter_map(|c| Some((c.arg_str("prompt")?.trim().to_owned(), c.call_id.clone())))
+        .collect();
+    let mut parent = vec![0usize; nodes.len()];
+    for i in 1..nodes.len() {
+        let Some(sub) = nodes[i].as_mut() else {
+            continue;
+        };
+        if sub.spawned_by.is_none() {
+            sub.spawned_by = call_of_agent.get(sub.id.as_str()).map(|c| (*c).to_owned());
+        }
+        if sub.spawned_by.is_none() {
+            let first_prompt = sub
+                .events
+                .iter()
+                .find(|e| e.actor.role == Role::User)
+                .and_then(|e| e.as_message())
+                .map(str::trim);
+            sub.spawned_by = first_prompt
+                .and_then(|p| prompt_calls.iter().find(|(text, _)| text == p))
+                .map(|(_, c)| c.clone());
+        }
+        if let Some((owner, name)) = sub.spawned_by.as_ref().and_then(|c| owner_of_call.get(c)) {
+            if *owner != i {
+                parent[i] = *owner;
+            }
+            if sub.name.is_none() {
+                sub.name.clone_from(name);
+            }
+        }
+    }
+    // A log that claims its own descendant started it would form a cycle: such a subagent
+    // hangs under the main session instead.
+    for i in 1..nodes.len() {
+        let mut at = parent[i];
+        let mut steps = 0;
+        while at != 0 && steps <= nodes.len() {
+            if at == i {
+                parent[i] = 0;
+                break;
+            }
+            at = parent[at];
+            steps += 1;
+        }
+        if steps > nodes.len() {
+            parent[i] = 0;
+        }
+    }
+    let depth = |mut i: usize| {
+        let mut d = 0;
+        while i != 0 {
+            i = parent[i];
+            d += 1;
+        }
+        d
+    };
+    let mut order: Vec<usize> = (1..nodes.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(depth(i)));
+    for i in order {
+        let Some(sub) = nodes[i].take() else { continue };
+        match parent[i] {
+            0 => main.subagents.push(sub),
+            p => {
+                if let Some(owner) = nodes[p].as_mut() {
+                    owner.subagents.push(sub);
+                }
+            }
+        }
+    }
+    sort_subagents(&mut main);
+    main
+}
+
+/// Orders subagents by the position of their spawning call, unlinked ones last, by id.
+fn sort_subagents(session: &mut Session) {
+    let position: HashMap<&str, u64> = session
+        .events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::ToolCall(c) => Some((c.call_id.as_str(), e.seq)),
+            _ => None,
+        })
+        .collect();
+    let mut keyed: Vec<(u64, String, Session)> = std::mem::take(&mut session.subagents)
+        .into_iter()
+        .map(|s| {
+            let pos = s
+                .spawned_by
+                .as_deref()
+                .and_then(|c| position.get(c))
+                .copied();
+            (pos.unwrap_or(u64::MAX), s.id.clone(), s)
+        })
+        .collect();
+    keyed.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+    session.subagents = keyed.into_iter().map(|(_, _, s)| s).collect();
+    for sub in &mut session.subagents {
+        sort_subagents(sub);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classifies_error_results() {
+        assert_eq!(outcome(false, false, "fine"), Outcome::Ok);
+        assert_eq!(
+            outcome(true, false, "Exit code 2\nboom"),
+            Outcome::Failed { exit_code: Some(2) }
+        );
+        assert_eq!(
+            outcome(true, false, "Command timed out after 2m"),
+            Outcome::TimedOut
+        );
+        assert_eq!(
+            outcome(
+                true,
+                false,
+                "The user doesn't want to proceed with this tool use."
+            ),
+            Outcome::Denied
+        );
+        assert_eq!(
+            outcome(
+                true,
+                false,
+                "<tool_use_error>File does not exist.</tool_use_error>"
+            ),
+            Outcome::Error
+        );
+        assert_eq!(outcome(false, true, ""), Outcome::Error);
+    }
+
+    #[test]
+    fn maps_tool_names() {
+        assert_eq!(tool_kind("Bash"), ToolKind::Shell);
+        assert_eq!(tool_kind("MultiEdit"), ToolKind::PatchFile);
+        assert_eq!(tool_kind("Task"), ToolKind::Subagent);
+        assert_eq!(tool_kind("mcp__github__search"), ToolKind::Other);
+        assert_eq!(tool_kind("bash"), ToolKind::Other);
+    }
+}

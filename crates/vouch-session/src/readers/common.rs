@@ -1,0 +1,153 @@
+//! Pieces every reader uses: appending events in order, timestamps, and JSON text helpers.
+
+use std::borrow::Cow;
+
+use jiff::Timestamp;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::event::{Actor, Event, EventKind, Message};
+use crate::output::{Encoding, Output, span_within};
+use crate::read::Input;
+use crate::tool::{Outcome, ToolCall, ToolResult};
+
+/// Events of one session under construction; `seq` is assigned on push.
+#[derive(Debug, Default)]
+pub(crate) struct Events {
+    pub(crate) events: Vec<Event>,
+}
+
+impl Events {
+    /// Appends an event.
+    pub(crate) fn push(
+        &mut self,
+        actor: Actor,
+        timestamp: Option<Timestamp>,
+        line: Option<u64>,
+        kind: EventKind,
+    ) {
+        let seq = self.events.len() as u64;
+        self.events.push(Event {
+            seq,
+            timestamp,
+            actor,
+            kind,
+            line,
+        });
+    }
+
+    /// Appends a message, unless its text is blank.
+    pub(crate) fn message(
+        &mut self,
+        actor: Actor,
+        timestamp: Option<Timestamp>,
+        line: Option<u64>,
+        text: String,
+    ) {
+        if !text.trim().is_empty() {
+            self.push(actor, timestamp, line, EventKind::Message(Message { text }));
+        }
+    }
+
+    /// Appends a tool call.
+    pub(crate) fn call(
+        &mut self,
+        actor: Actor,
+        timestamp: Option<Timestamp>,
+        line: Option<u64>,
+        call: ToolCall,
+    ) {
+        self.push(actor, timestamp, line, EventKind::ToolCall(call));
+    }
+
+    /// Appends a tool result.
+    pub(crate) fn result(
+        &mut self,
+        actor: Actor,
+        timestamp: Option<Timestamp>,
+        line: Option<u64>,
+        result: ToolResult,
+    ) {
+        self.push(actor, timestamp, line, EventKind::ToolResult(result));
+    }
+
+    /// Returns the index of the result of `call_id`, searching from the end.
+    pub(crate) fn find_result(&self, call_id: &str) -> Option<usize> {
+        self.events
+            .iter()
+            .rposition(|e| matches!(&e.kind, EventKind::ToolResult(r) if r.call_id == call_id))
+    }
+
+    /// Sets the outcome (and, when given, the output) of the result of `call_id`. Returns false
+    /// when there is no such result.
+    pub(crate) fn amend_result(
+        &mut self,
+        call_id: &str,
+        outcome: Outcome,
+        output: Option<Output>,
+    ) -> bool {
+        let Some(i) = self.find_result(call_id) else {
+            return false;
+        };
+        if let EventKind::ToolResult(r) = &mut self.events[i].kind {
+            r.outcome = outcome;
+            if let Some(output) = output
+                && r.output.is_empty()
+            {
+                r.output = output;
+            }
+        }
+        true
+    }
+}
+
+/// Parses an RFC 3339 timestamp; anything else is `None` (a bad timestamp does not make a line
+/// unusable).
+pub(crate) fn timestamp(s: Option<&str>) -> Option<Timestamp> {
+    s?.parse().ok()
+}
+
+/// Parses tool arguments given as a JSON string (OpenAI and Codex style); arguments that are
+/// not JSON are kept as the string itself.
+pub(crate) fn arguments(s: &str) -> Value {
+    if s.trim().is_empty() {
+        return Value::Object(serde_json::Map::new());
+    }
+    serde_json::from_str(s).unwrap_or_else(|_| Value::String(s.to_owned()))
+}
+
+/// Parses a borrowed raw JSON value into an owned value.
+pub(crate) fn value(raw: Option<&RawValue>) -> Result<Value, serde_json::Error> {
+    raw.map_or(Ok(Value::Object(serde_json::Map::new())), |r| {
+        serde_json::from_str(r.get())
+    })
+}
+
+/// Turns the raw JSON of an output (a string, or an array of content blocks) into an
+/// [`Output`], held as a span into the file when long and the input allows it. Classify the
+/// outcome on [`Output::preview`]: it holds at least the first few hundred bytes.
+pub(crate) fn output(
+    input: &Input<'_>,
+    line: &str,
+    line_offset: u64,
+    raw: Option<&RawValue>,
+) -> Result<Output, serde_json::Error> {
+    let Some(raw) = raw else {
+        return Ok(Output::default());
+    };
+    let text = Encoding::ContentBlocks.decode(raw.get())?;
+    Ok(
+        match (
+            input.spill,
+            span_within(line, line_offset, raw, Encoding::ContentBlocks),
+        ) {
+            (true, Some(span)) => Output::spilled(&text, span),
+            _ => Output::inline(text),
+        },
+    )
+}
+
+/// Returns the text of an optional borrowed string.
+pub(crate) fn text(s: Option<&Cow<'_, str>>) -> String {
+    s.map(std::string::ToString::to_string).unwrap_or_default()
+}

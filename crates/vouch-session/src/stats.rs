@@ -1,0 +1,116 @@
+//! Counts over a session: tool calls per name and per kind, failed results, subagents, duration.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::event::{EventKind, Role};
+use crate::session::Session;
+use crate::tool::{Outcome, ToolKind};
+
+/// Counts over one session and, nested, over each of its subagents.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SessionStats {
+    /// The session id.
+    pub id: String,
+    /// The product that wrote the log.
+    pub agent: String,
+    /// The agent's name, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The spawning call, for a subagent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spawned_by: Option<String>,
+    /// Number of events.
+    pub events: usize,
+    /// Number of user messages (turns started by the user role).
+    pub user_messages: usize,
+    /// Number of messages by the agent.
+    pub assistant_messages: usize,
+    /// Number of tool calls.
+    pub tool_calls: usize,
+    /// Tool calls per tool name, as the log spells it.
+    pub by_name: BTreeMap<String, usize>,
+    /// Tool calls per canonical kind.
+    pub by_kind: BTreeMap<ToolKind, usize>,
+    /// Number of tool results.
+    pub results: usize,
+    /// Results whose outcome is not a success.
+    pub failed: usize,
+    /// Failed results per outcome (`failed`, `denied`, `timed_out`, `error`).
+    pub failed_by_outcome: BTreeMap<&'static str, usize>,
+    /// Calls with no result in the log.
+    pub unanswered: usize,
+    /// Seconds from the first to the last timestamped event.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_secs: Option<f64>,
+    /// The same counts for each subagent.
+    pub subagents: Vec<SessionStats>,
+}
+
+impl SessionStats {
+    /// Counts over `session` and its subagents.
+    pub fn of(session: &Session) -> SessionStats {
+        let mut stats = SessionStats {
+            id: session.id.clone(),
+            agent: session.agent.as_str().to_owned(),
+            name: session.name.clone(),
+            spawned_by: session.spawned_by.clone(),
+            events: session.events.len(),
+            user_messages: 0,
+            assistant_messages: 0,
+            tool_calls: 0,
+            by_name: BTreeMap::new(),
+            by_kind: BTreeMap::new(),
+            results: 0,
+            failed: 0,
+            failed_by_outcome: BTreeMap::new(),
+            unanswered: 0,
+            duration_secs: session.duration().map(|d| d.as_secs_f64()),
+            subagents: session.subagents.iter().map(SessionStats::of).collect(),
+        };
+        let mut answered = std::collections::HashSet::new();
+        for e in &session.events {
+            match &e.kind {
+                EventKind::Message(_) => match e.actor.role {
+                    Role::User => stats.user_messages += 1,
+                    Role::Assistant => stats.assistant_messages += 1,
+                    Role::System | Role::Tool => {}
+                },
+                EventKind::ToolCall(c) => {
+                    stats.tool_calls += 1;
+                    *stats.by_name.entry(c.name.clone()).or_default() += 1;
+                    *stats.by_kind.entry(c.kind).or_default() += 1;
+                }
+                EventKind::ToolResult(r) => {
+                    stats.results += 1;
+                    answered.insert(r.call_id.as_str());
+                    let label = match r.outcome {
+                        Outcome::Ok => None,
+                        Outcome::Failed { .. } => Some("failed"),
+                        Outcome::Denied => Some("denied"),
+                        Outcome::TimedOut => Some("timed_out"),
+                        Outcome::Error => Some("error"),
+                    };
+                    if let Some(label) = label {
+                        stats.failed += 1;
+                        *stats.failed_by_outcome.entry(label).or_default() += 1;
+                    }
+                }
+            }
+        }
+        stats.unanswered = session
+            .tool_calls()
+            .filter(|c| !answered.contains(c.call_id.as_str()))
+            .count();
+        stats
+    }
+
+    /// Returns the tool names with their counts, most called first, ties by name.
+    pub fn names_by_count(&self) -> Vec<(&str, usize)> {
+        let mut names: Vec<(&str, usize)> =
+            self.by_name.iter().map(|(n, c)| (n.as_str(), *c)).collect();
+        names.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        names
+    }
+}
