@@ -33,8 +33,10 @@
 
 mod error;
 mod event;
+mod hash;
 mod lines;
 mod output;
+mod pipeline;
 mod read;
 mod readers;
 mod session;
@@ -43,12 +45,13 @@ mod tool;
 
 pub use error::{Diagnostic, DiagnosticKind, Error};
 pub use event::{Actor, Event, EventKind, Message, Role};
-pub use output::{Encoding, INLINE_LIMIT, Output, PREVIEW_LEN, Span, Stored};
+pub use hash::{FastMap, FastSet, FnvHasher};
+pub use output::{Encoding, INLINE_LIMIT, Output, PREVIEW_LEN, Span};
 pub use read::{ReadOptions, ReadReport, read_from, read_path};
 pub use readers::vouch::{VERSION as VOUCH_FORMAT_VERSION, write_json, write_jsonl};
 pub use session::{Agent, Format, Session, Source, Turn};
 pub use stats::SessionStats;
-pub use tool::{Outcome, ToolCall, ToolKind, ToolResult};
+pub use tool::{Args, Outcome, ToolCall, ToolKind, ToolResult};
 
 /// Tool-name tables, one per log format (decision G7).
 pub mod tool_names {

@@ -15,7 +15,7 @@ use crate::error::Error;
 pub const INLINE_LIMIT: usize = 512;
 
 /// How many bytes of a long output are kept in memory as its preview.
-pub const PREVIEW_LEN: usize = 200;
+pub const PREVIEW_LEN: usize = 96;
 
 /// The text a tool call returned.
 ///
@@ -25,16 +25,7 @@ pub const PREVIEW_LEN: usize = 200;
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Output {
     text: Box<str>,
-    stored: Option<Stored>,
-}
-
-/// Where the full text of a long output lives.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stored {
-    /// Length of the full decoded text in bytes.
-    pub len: u64,
-    /// The JSON value in the source file that holds it.
-    pub span: Span,
+    span: Option<Span>,
 }
 
 /// A byte range of a JSON value inside a log file.
@@ -97,10 +88,7 @@ fn content_blocks_text(json: &str) -> Result<String, serde_json::Error> {
 impl Output {
     /// Returns an output held whole in memory.
     pub fn inline(text: impl Into<Box<str>>) -> Output {
-        Output {
-            text: text.into(),
-            stored: None,
-        }
+        Output { text: text.into(), span: None }
     }
 
     /// Returns an output for `text` that lives at `span` in the source file: whole when short,
@@ -109,26 +97,37 @@ impl Output {
         if text.len() <= INLINE_LIMIT {
             return Output::inline(text);
         }
-        Output {
-            text: preview_of(text).into(),
-            stored: Some(Stored {
-                len: text.len() as u64,
-                span,
-            }),
+        Output { text: preview_of(text).into(), span: Some(span) }
+    }
+
+    /// Returns the output held in a JSON value of the log: decoded whole when short; when long
+    /// and `span` is given, only its first bytes are decoded, the rest stays in the file.
+    pub(crate) fn from_json(raw: &RawValue, span: Option<Span>) -> Result<Output, serde_json::Error> {
+        let json = raw.get();
+        if let (Some(span), true) = (span, json.starts_with('"')) {
+            // An escape takes at most six bytes for one byte of text: a literal this long holds
+            // more than `INLINE_LIMIT` bytes of text, and only its preview is decoded.
+            if (json.len() - 2) / 6 > INLINE_LIMIT {
+                let (mut prefix, _) = decode_prefix(json, PREVIEW_LEN);
+                prefix.truncate(preview_of(&prefix).len());
+                return Ok(Output { text: prefix.into_boxed_str(), span: Some(span) });
+            }
         }
+        let text = Encoding::ContentBlocks.decode(json)?;
+        Ok(match span {
+            Some(span) => Output::spilled(&text, span),
+            None => Output::inline(text),
+        })
     }
 
     /// Returns an output made of a preview and the place of the full text.
-    pub fn from_parts(preview: impl Into<Box<str>>, stored: Option<Stored>) -> Output {
-        Output {
-            text: preview.into(),
-            stored,
-        }
+    pub fn from_parts(preview: impl Into<Box<str>>, span: Option<Span>) -> Output {
+        Output { text: preview.into(), span }
     }
 
     /// Returns the full text when it is held in memory, `None` when only a preview is.
     pub fn text(&self) -> Option<&str> {
-        self.stored.is_none().then_some(&*self.text)
+        self.span.is_none().then_some(&*self.text)
     }
 
     /// Returns the text held in memory: the whole output, or its first bytes for long outputs.
@@ -137,29 +136,24 @@ impl Output {
     }
 
     /// Returns where the full text lives when it is not held in memory.
-    pub fn stored(&self) -> Option<Stored> {
-        self.stored
+    pub fn span(&self) -> Option<Span> {
+        self.span
     }
 
     /// Returns true when the full text is held in memory.
     pub fn is_complete(&self) -> bool {
-        self.stored.is_none()
-    }
-
-    /// Returns the length of the full text in bytes.
-    pub fn len(&self) -> u64 {
-        self.stored.map_or(self.text.len() as u64, |s| s.len)
+        self.span.is_none()
     }
 
     /// Returns true when the output is empty.
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.text.is_empty()
     }
 
     /// Returns the full text, reading it from `source` (the log file the output was read from)
     /// when only a preview is held in memory.
     pub fn load(&self, source: Option<&Path>) -> Result<Cow<'_, str>, Error> {
-        let Some(stored) = self.stored else {
+        let Some(span) = self.span else {
             return Ok(Cow::Borrowed(&self.text));
         };
         let Some(path) = source else {
@@ -167,15 +161,15 @@ impl Output {
                 reason: "the output was read from a stream that cannot be read again".into(),
             });
         };
-        read_span(path, stored.span).map(Cow::Owned)
+        read_span(path, span).map(Cow::Owned)
     }
 }
 
 /// Reads and decodes the JSON value at `span` in the file at `path`.
 pub(crate) fn read_span(path: &Path, span: Span) -> Result<String, Error> {
-    let io = |source| Error::Io {
-        path: path.to_owned(),
-        source,
+    let io = |source| Error::Io { path: path.to_owned(), source };
+    let changed = || Error::Unavailable {
+        reason: format!("`{}` changed since it was read", path.display()),
     };
     let mut file = File::open(path).map_err(io)?;
     file.seek(SeekFrom::Start(span.offset)).map_err(io)?;
@@ -184,12 +178,8 @@ pub(crate) fn read_span(path: &Path, span: Span) -> Result<String, Error> {
     })?;
     let mut buf = vec![0; len];
     file.read_exact(&mut buf).map_err(io)?;
-    let json = std::str::from_utf8(&buf).map_err(|_| Error::Unavailable {
-        reason: format!("`{}` changed since it was read", path.display()),
-    })?;
-    span.encoding.decode(json).map_err(|_| Error::Unavailable {
-        reason: format!("`{}` changed since it was read", path.display()),
-    })
+    let json = std::str::from_utf8(&buf).map_err(|_| changed())?;
+    span.encoding.decode(json).map_err(|_| changed())
 }
 
 /// Returns the first [`PREVIEW_LEN`] bytes of `text`, cut at a character boundary.
@@ -202,6 +192,68 @@ pub(crate) fn preview_of(text: &str) -> &str {
         end -= 1;
     }
     &text[..end]
+}
+
+/// Decodes the start of a JSON string literal (`json` starts with its opening quote and has
+/// been validated as JSON) until at least `max` bytes of text are produced. Returns the text
+/// and whether the whole string was decoded.
+pub(crate) fn decode_prefix(json: &str, max: usize) -> (String, bool) {
+    let bytes = json.as_bytes();
+    let mut out = String::with_capacity(max + 4);
+    let mut i = 1;
+    loop {
+        // Copy the run of plain characters up to the next quote or backslash, or up to `max`.
+        let want = max.saturating_sub(out.len());
+        let next = memchr::memchr2(b'"', b'\\', &bytes[i..]).map_or(bytes.len(), |n| i + n);
+        if next - i >= want {
+            let mut end = i + want;
+            while !json.is_char_boundary(end) {
+                end += 1;
+            }
+            out.push_str(&json[i..end]);
+            if end < next || bytes.get(end) != Some(&b'"') {
+                return (out, false);
+            }
+            return (out, true);
+        }
+        out.push_str(&json[i..next]);
+        match bytes.get(next) {
+            Some(b'\\') => {
+                let (c, used) = escape(&bytes[next + 1..]);
+                out.push(c);
+                i = next + 1 + used;
+            }
+            Some(_) => return (out, true),
+            None => return (out, false),
+        }
+    }
+}
+
+/// Decodes the escape after a backslash; returns the character and the bytes it used.
+fn escape(rest: &[u8]) -> (char, usize) {
+    let hex = |b: &[u8]| -> Option<u32> {
+        let s = std::str::from_utf8(b.get(..4)?).ok()?;
+        u32::from_str_radix(s, 16).ok()
+    };
+    match rest.first() {
+        Some(b'n') => ('\n', 1),
+        Some(b't') => ('\t', 1),
+        Some(b'r') => ('\r', 1),
+        Some(b'b') => ('\u{8}', 1),
+        Some(b'f') => ('\u{c}', 1),
+        Some(b'u') => {
+            let Some(first) = hex(&rest[1..]) else { return ('\u{fffd}', 1) };
+            if (0xD800..0xDC00).contains(&first) && rest.get(5..7) == Some(b"\\u") {
+                if let Some(second) = hex(&rest[7..]).filter(|s| (0xDC00..0xE000).contains(s)) {
+                    let c = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00);
+                    return (char::from_u32(c).unwrap_or('\u{fffd}'), 11);
+                }
+            }
+            (char::from_u32(first).unwrap_or('\u{fffd}'), 5)
+        }
+        Some(&other) => (char::from(other), 1),
+        None => ('\u{fffd}', 0),
+    }
 }
 
 /// Returns the span of `raw` inside `line`, which starts `line_offset` bytes into the file.
@@ -224,6 +276,7 @@ pub(crate) fn span_within(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn previews_cut_at_char_boundaries() {
@@ -237,10 +290,7 @@ mod tests {
     fn content_blocks_join_text_and_skip_images() {
         let json = r#"[{"type":"text","text":"a"},{"type":"image","source":{}},{"type":"text","text":"b"}]"#;
         assert_eq!(Encoding::ContentBlocks.decode(json).unwrap(), "a\nb");
-        assert_eq!(
-            Encoding::ContentBlocks.decode(r#""plain""#).unwrap(),
-            "plain"
-        );
+        assert_eq!(Encoding::ContentBlocks.decode(r#""plain""#).unwrap(), "plain");
     }
 
     #[test]
@@ -250,16 +300,31 @@ mod tests {
         let text = "x\n".repeat(1000);
         let json = serde_json::to_string(&text).unwrap();
         std::fs::write(&path, format!("prefix {json} suffix")).unwrap();
-        let span = Span {
-            offset: 7,
-            len: json.len() as u64,
-            encoding: Encoding::JsonString,
-        };
-        let out = Output::spilled(&text, span);
+        let span = Span { offset: 7, len: json.len() as u64, encoding: Encoding::JsonString };
+        let raw: Box<RawValue> = serde_json::from_str(&json).unwrap();
+        let out = Output::from_json(&raw, Some(span)).unwrap();
         assert!(!out.is_complete());
-        assert_eq!(out.len(), 2000);
         assert_eq!(out.preview().len(), PREVIEW_LEN);
         assert_eq!(out.load(Some(&path)).unwrap(), text);
         assert!(out.load(None).is_err());
+        assert_eq!(Output::spilled(&text, span), out);
+    }
+
+    #[test]
+    fn prefix_decoding_handles_surrogate_pairs() {
+        let (text, complete) = decode_prefix(r#""a\ud83d\ude00b\u00e9\"""#, 100);
+        assert_eq!(text, "a😀bé\"");
+        assert!(complete);
+    }
+
+    proptest! {
+        #[test]
+        fn prefix_decoding_agrees_with_serde(s in "\\PC*|[\"\\\\\n\t\u{1}é😀a]{0,600}", max in 1usize..700) {
+            let json = serde_json::to_string(&s).unwrap();
+            let (prefix, complete) = decode_prefix(&json, max);
+            prop_assert!(s.starts_with(&prefix));
+            prop_assert_eq!(complete, prefix.len() == s.len());
+            prop_assert!(complete || prefix.len() >= max);
+        }
     }
 }

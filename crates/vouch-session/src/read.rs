@@ -2,7 +2,7 @@
 //! format's reader, and collecting the lines it could not use.
 
 use std::fs::File;
-use std::io::{self, Cursor, Read, Seek, SeekFrom};
+use std::io::{Cursor, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Diagnostic, DiagnosticKind, Error};
@@ -228,54 +228,79 @@ pub(crate) fn drive(
     sink: &mut impl LineSink,
 ) -> Result<Vec<Diagnostic>, Error> {
     let mut lines = LineReader::new(reader);
-    let mut diagnostics = Vec::new();
-    let mut any = false;
-    let io_err = |e: io::Error| Error::io(&input.display, e);
-    while let Some(line) = lines.next_line().map_err(io_err)? {
+    let mut diagnostics = Diagnostics::new(input, options);
+    while let Some(line) = lines.next_line().map_err(|e| Error::io(&input.display, e))? {
         if line.bytes.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        any = true;
-        let torn = !line.terminated;
+        diagnostics.saw_line();
         let result = match std::str::from_utf8(line.bytes) {
             Ok(text) => sink.line(text, line.number, line.offset),
-            Err(_) if torn => Err(LineError::shape("not valid UTF-8")),
-            Err(_) => {
-                return Err(Error::InvalidUtf8 {
-                    path: input.display.clone(),
-                    line: line.number,
-                });
-            }
+            Err(_) if !line.terminated => Err(LineError::shape("not valid UTF-8")),
+            Err(_) => return Err(diagnostics.invalid_utf8(line.number)),
         };
         if let Err(e) = result {
-            let diagnostic = Diagnostic {
-                path: Some(input.display.clone()),
-                line: line.number,
-                column: e.column,
-                reason: if torn {
-                    format!(
-                        "incomplete last line skipped (is the file still being written?): {}",
-                        e.reason
-                    )
-                } else {
-                    e.reason
-                },
-                kind: if torn {
-                    DiagnosticKind::TornLastLine
-                } else {
-                    DiagnosticKind::BadLine
-                },
-            };
-            if options.strict && !torn {
-                return Err(Error::Bad(diagnostic));
-            }
-            diagnostics.push(diagnostic);
+            diagnostics.bad_line(line.number, line.terminated, e)?;
         }
     }
-    if !any {
-        return Err(Error::Empty {
-            path: input.display.clone(),
-        });
+    diagnostics.finish()
+}
+
+/// The lines a read skipped, and whether it saw any line at all.
+pub(crate) struct Diagnostics<'a> {
+    input: &'a Input<'a>,
+    strict: bool,
+    list: Vec<Diagnostic>,
+    any: bool,
+}
+
+impl<'a> Diagnostics<'a> {
+    /// Returns an empty list for reading `input` with `options`.
+    pub(crate) fn new(input: &'a Input<'a>, options: &ReadOptions) -> Self {
+        Diagnostics { input, strict: options.strict, list: Vec::new(), any: false }
     }
-    Ok(diagnostics)
+
+    /// Notes that a non-blank line was read.
+    pub(crate) fn saw_line(&mut self) {
+        self.any = true;
+    }
+
+    /// Returns the error for a line that is not UTF-8 (and not the torn end of the file).
+    pub(crate) fn invalid_utf8(&self, line: u64) -> Error {
+        Error::InvalidUtf8 { path: self.input.display.clone(), line }
+    }
+
+    /// Records a line that could not be used; in strict mode a bad line is an error. An
+    /// unterminated last line is the torn end of a file still being written: always skipped.
+    pub(crate) fn bad_line(&mut self, line: u64, terminated: bool, e: LineError) -> Result<(), Error> {
+        let torn = !terminated;
+        let diagnostic = Diagnostic {
+            path: Some(self.input.display.clone()),
+            line,
+            column: e.column,
+            reason: if torn {
+                format!(
+                    "incomplete last line skipped (is the file still being written?): {}",
+                    e.reason
+                )
+            } else {
+                e.reason
+            },
+            kind: if torn { DiagnosticKind::TornLastLine } else { DiagnosticKind::BadLine },
+        };
+        if self.strict && !torn {
+            return Err(Error::Bad(diagnostic));
+        }
+        self.list.push(diagnostic);
+        Ok(())
+    }
+
+    /// Returns the skipped lines, or the error for a stream with no line at all.
+    pub(crate) fn finish(self) -> Result<Vec<Diagnostic>, Error> {
+        if self.any {
+            Ok(self.list)
+        } else {
+            Err(Error::Empty { path: self.input.display.clone() })
+        }
+    }
 }

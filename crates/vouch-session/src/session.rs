@@ -1,7 +1,6 @@
 //! The session: one agent's run, its events, its subagents and where it was read from.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::fmt;
 use std::path::PathBuf;
 
@@ -9,6 +8,7 @@ use jiff::SignedDuration;
 
 use crate::error::Error;
 use crate::event::{Event, EventKind};
+use crate::hash::FastMap;
 use crate::output::Output;
 use crate::tool::{ToolCall, ToolResult};
 
@@ -157,7 +157,7 @@ impl Session {
     }
 
     /// Returns an index from call id to the call's result.
-    pub fn results_by_call(&self) -> HashMap<&str, &ToolResult> {
+    pub fn results_by_call(&self) -> FastMap<&str, &ToolResult> {
         self.tool_results()
             .map(|r| (r.call_id.as_str(), r))
             .collect()

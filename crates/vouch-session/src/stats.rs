@@ -69,7 +69,7 @@ impl SessionStats {
             duration_secs: session.duration().map(|d| d.as_secs_f64()),
             subagents: session.subagents.iter().map(SessionStats::of).collect(),
         };
-        let mut answered = std::collections::HashSet::new();
+        let mut answered = crate::hash::FastSet::default();
         for e in &session.events {
             match &e.kind {
                 EventKind::Message(_) => match e.actor.role {

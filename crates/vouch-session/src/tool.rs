@@ -1,5 +1,8 @@
 //! Tool calls, their results, the canonical tool kinds and the outcome of a call.
 
+use std::fmt;
+use std::sync::OnceLock;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -99,7 +102,69 @@ pub struct ToolCall {
     /// The canonical kind the reader mapped the name to.
     pub kind: ToolKind,
     /// The call's arguments as JSON; a string when the log's arguments were not JSON.
-    pub args: Value,
+    pub args: Args,
+}
+
+/// The arguments of a tool call: held as compact JSON text and parsed on first use, so that a
+/// session of a hundred thousand calls does not hold a hundred thousand JSON trees.
+#[derive(Clone, Default)]
+pub struct Args {
+    json: Box<str>,
+    parsed: OnceLock<Box<Value>>,
+}
+
+impl Args {
+    /// Returns arguments held as JSON text; text that is not JSON is held as a JSON string.
+    pub fn from_json(json: &str) -> Args {
+        if serde_json::from_str::<serde::de::IgnoredAny>(json).is_ok() {
+            Args { json: json.into(), parsed: OnceLock::new() }
+        } else {
+            Args::from_value(Value::String(json.to_owned()))
+        }
+    }
+
+    /// Returns arguments held as the text of an already validated raw JSON value.
+    pub fn from_raw(raw: &serde_json::value::RawValue) -> Args {
+        Args { json: raw.get().into(), parsed: OnceLock::new() }
+    }
+
+    /// Returns arguments holding `value`.
+    pub fn from_value(value: Value) -> Args {
+        Args { json: value.to_string().into(), parsed: OnceLock::from(Box::new(value)) }
+    }
+
+    /// Returns the arguments as a JSON value, parsing them on first use.
+    pub fn value(&self) -> &Value {
+        self.parsed.get_or_init(|| Box::new(serde_json::from_str(&self.json).unwrap_or(Value::Null)))
+    }
+
+    /// Returns the argument `key` of an object.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.value().get(key)
+    }
+
+    /// Returns the arguments as JSON text, as the log spelled them.
+    pub fn as_json(&self) -> &str {
+        &self.json
+    }
+}
+
+impl PartialEq for Args {
+    fn eq(&self, other: &Args) -> bool {
+        self.json == other.json || self.value() == other.value()
+    }
+}
+
+impl fmt::Debug for Args {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.json)
+    }
+}
+
+impl From<Value> for Args {
+    fn from(value: Value) -> Args {
+        Args::from_value(value)
+    }
 }
 
 impl ToolCall {
@@ -128,7 +193,7 @@ impl ToolCall {
         if let Some(path) = self.touched_paths().first() {
             return Some(path);
         }
-        match &self.args {
+        match self.args.value() {
             Value::String(s) => Some(s),
             Value::Object(map) => map.values().find_map(Value::as_str),
             _ => None,
@@ -156,7 +221,7 @@ impl ToolCall {
         self.arg_str("command")
             .or_else(|| self.arg_str("cmd"))
             .or_else(|| self.arg_str("script"))
-            .or_else(|| self.args.as_str())
+            .or_else(|| self.args.value().as_str())
     }
 
     /// Returns the paths a write or patch call touched, as the call spelled them.
@@ -183,7 +248,7 @@ impl ToolCall {
         let patch = self
             .arg_str("input")
             .or_else(|| self.arg_str("patch"))
-            .or(self.args.as_str());
+            .or(self.args.value().as_str());
         if let Some(patch) = patch {
             paths.extend(patch_paths(patch));
         }
@@ -325,7 +390,7 @@ mod tests {
             call_id: "c".into(),
             name: "shell".into(),
             kind: ToolKind::Shell,
-            args: json!({"command": ["bash", "-lc", "cargo test"]}),
+            args: json!({"command": ["bash", "-lc", "cargo test"]}).into(),
         };
         assert_eq!(call.command(), Some("cargo test"));
         assert_eq!(call.key_arg(), Some("cargo test"));
@@ -337,7 +402,7 @@ mod tests {
             call_id: "c".into(),
             name: "apply_patch".into(),
             kind: ToolKind::PatchFile,
-            args: json!({"input": "*** Begin Patch\n*** Add File: a.txt\n+x\n*** Update File: src/b.rs\r\n*** End Patch"}),
+            args: json!({"input": "*** Begin Patch\n*** Add File: a.txt\n+x\n*** Update File: src/b.rs\r\n*** End Patch"}).into(),
         };
         assert_eq!(call.touched_paths(), vec!["a.txt", "src/b.rs"]);
     }

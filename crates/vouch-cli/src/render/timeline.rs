@@ -1,10 +1,10 @@
 //! The timeline of `vouch session show`: turns, actors, tool calls with their key argument and
 //! outcome mark, and subagents indented under the call that started them.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::io::{self, Write};
 
-use vouch_session::{Event, EventKind, Outcome, Role, Session, SessionStats, ToolResult};
+use vouch_session::{Event, EventKind, Outcome, Role, Session, SessionStats};
 
 use crate::render::text::{count, duration, excerpt};
 use crate::ui::{Styles, plural};
@@ -63,7 +63,7 @@ fn plural_count(n: usize, one: &str, many: &str) -> String {
 }
 
 fn body(out: &mut impl Write, s: &Session, styles: &Styles, depth: usize) -> io::Result<()> {
-    let results: HashMap<&str, &ToolResult> = s.results_by_call();
+    let results = s.results_by_call();
     let calls: HashSet<&str> = s.tool_calls().map(|c| c.call_id.as_str()).collect();
     let pad = "    ".repeat(depth);
     let mut turn = 0;

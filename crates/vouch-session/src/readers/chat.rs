@@ -21,7 +21,7 @@ use crate::readers::{
     common::{self, Events},
 };
 use crate::session::{Agent, Format, Session};
-use crate::tool::{Outcome, ToolCall, ToolKind, ToolResult};
+use crate::tool::{Args, Outcome, ToolCall, ToolKind, ToolResult};
 
 /// Maps an orchestrator's tool name to its kind (decision G7): Claude Code's names exactly,
 /// then by case-insensitive containment, so `FileSystem-write_file` is a write.
@@ -220,7 +220,7 @@ impl ChatLog {
                         ),
                         name: function.name.to_string(),
                         kind: tool_kind(&function.name),
-                        args,
+                        args: Args::from_value(args),
                     };
                     self.events.call(actor.clone(), ts, Some(line), call);
                 }

@@ -10,9 +10,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::collections::hash_map::DefaultHasher;
 use std::fmt;
-use std::hash::{Hash, Hasher};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -22,10 +20,12 @@ use serde_json::value::RawValue;
 
 use crate::error::Error;
 use crate::event::{Actor, EventKind, Role};
-use crate::read::{Input, LineError, LineSink, ReadOptions, ReadReport, drive};
+use crate::hash::hash;
+use crate::pipeline::{LineParser, drive_parallel};
+use crate::read::{Input, LineError, ReadOptions, ReadReport};
 use crate::readers::common::{self, Events};
 use crate::session::{Agent, Format, Session};
-use crate::tool::{Outcome, ToolCall, ToolKind, ToolResult};
+use crate::tool::{Args, Outcome, ToolCall, ToolKind, ToolResult};
 
 /// Maps a Claude Code tool name to its kind (decision G7). MCP tools (`mcp__server__tool`) and
 /// names not listed are [`ToolKind::Other`].
@@ -48,25 +48,18 @@ pub(crate) fn read(
     input: &Input<'_>,
     options: &ReadOptions,
 ) -> Result<ReadReport, Error> {
-    let mut log = ClaudeLog::new(input);
-    let mut diagnostics = drive(reader, input, options, &mut log)?;
-    let mut parsed = log.finish(input);
+    let (mut parsed, mut diagnostics) = read_log(reader, input, options)?;
     if let (Some(path), false) = (input.path, options.no_subagents) {
         for file in subagent_files(path) {
-            let file_input = Input {
-                path: Some(&file),
-                display: file.clone(),
-                spill: input.spill,
-            };
+            let file_input = Input { path: Some(&file), display: file.clone(), spill: input.spill };
             let reader = std::fs::File::open(&file).map_err(|e| Error::io(&file, e))?;
-            let mut log = ClaudeLog::new(&file_input);
-            match drive(reader, &file_input, options, &mut log) {
-                Ok(d) => diagnostics.extend(d),
+            let (mut sub, d) = match read_log(reader, &file_input, options) {
+                Ok(read) => read,
                 // An empty subagent file holds no agent; it is not an error of the session.
                 Err(Error::Empty { .. }) => continue,
                 Err(e) => return Err(e),
-            }
-            let mut sub = log.finish(&file_input);
+            };
+            diagnostics.extend(d);
             if sub.session.id.is_empty() {
                 sub.session.id = agent_id_from_file_name(&file);
             }
@@ -126,7 +119,7 @@ struct Record<'a> {
     #[serde(borrow, default)]
     subtype: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
-    message: Option<&'a RawValue>,
+    message: Option<Message<'a>>,
     #[serde(borrow, default)]
     uuid: Option<Cow<'a, str>>,
     #[serde(rename = "parentUuid", borrow, default)]
@@ -157,15 +150,116 @@ struct Record<'a> {
     model: Option<Cow<'a, str>>,
 }
 
-/// An Anthropic Messages API message.
-#[derive(Deserialize)]
-struct ApiMessage<'a> {
-    #[serde(borrow, default)]
-    id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    model: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    content: Option<&'a RawValue>,
+/// What a record holds under `message`: an Anthropic Messages API message, or, in a record
+/// type this reader does not know, anything else.
+enum Message<'a> {
+    Api { id: Option<Cow<'a, str>>, model: Option<Cow<'a, str>>, content: Content<'a> },
+    NotAnObject,
+}
+
+/// A message's `content`: a string, or an array of blocks.
+enum Content<'a> {
+    Missing,
+    Text(Cow<'a, str>),
+    Blocks(Vec<Block<'a>>),
+    Invalid,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Message<'a> {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Message<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a message")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Message<'a>, A::Error> {
+                let (mut id, mut model, mut content) = (None, None, Content::Missing);
+                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                    match &*key {
+                        "id" => id = map.next_value::<Option<Cow<'de, str>>>()?,
+                        "model" => model = map.next_value::<Option<Cow<'de, str>>>()?,
+                        "content" => content = map.next_value::<Content<'de>>()?,
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(Message::Api { id, model, content })
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Message<'a>, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Message::NotAnObject)
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Message<'a>, E> {
+                Ok(Message::NotAnObject)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Message<'a>, E> {
+                Ok(Message::NotAnObject)
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Message<'a>, E> {
+                Ok(Message::NotAnObject)
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Message<'a>, E> {
+                Ok(Message::NotAnObject)
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Message<'a>, E> {
+                Ok(Message::NotAnObject)
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Message<'a>, E> {
+                Ok(Message::NotAnObject)
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Content<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string or an array of content blocks")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Content<'a>, E> {
+                Ok(Content::Text(Cow::Borrowed(s)))
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Content<'a>, E> {
+                Ok(Content::Text(Cow::Owned(s.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, s: String) -> Result<Content<'a>, E> {
+                Ok(Content::Text(Cow::Owned(s)))
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Content<'a>, A::Error> {
+                let mut blocks = Vec::with_capacity(seq.size_hint().unwrap_or(1));
+                while let Some(block) = seq.next_element::<Block<'de>>()? {
+                    blocks.push(block);
+                }
+                Ok(Content::Blocks(blocks))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Content<'a>, E> {
+                Ok(Content::Missing)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Content<'a>, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Content::Invalid)
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Content<'a>, E> {
+                Ok(Content::Invalid)
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Content<'a>, E> {
+                Ok(Content::Invalid)
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Content<'a>, E> {
+                Ok(Content::Invalid)
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Content<'a>, E> {
+                Ok(Content::Invalid)
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
 }
 
 /// A content block of a message.
@@ -255,6 +349,247 @@ impl<'de> Deserialize<'de> for ResultInfo {
     }
 }
 
+/// Parses Claude Code lines; the worker threads share it.
+struct ClaudeParser<'i> {
+    input: &'i Input<'i>,
+}
+
+/// What a worker remembers across the lines of one block: which one-off facts it has already
+/// passed on, so that each line does not copy them again.
+#[derive(Default)]
+struct Scratch {
+    meta: bool,
+    model: bool,
+}
+
+/// One parsed line.
+struct Line {
+    meta: Option<Meta>,
+    model: Option<String>,
+    timestamp: Option<jiff::Timestamp>,
+    place: Place,
+    body: Body,
+}
+
+/// Facts about the whole log that every line repeats.
+struct Meta {
+    session_id: Option<String>,
+    agent_id: Option<String>,
+    cwd: Option<String>,
+}
+
+/// Where a line's events belong.
+enum Place {
+    /// The main session, unless the record's `isSidechain` says otherwise.
+    Main { sidechain: Option<bool> },
+    /// The subagent of a `stream-json` `parent_tool_use_id`.
+    Call(String),
+    /// A sidechain record inline in an older log.
+    Sidechain { uuid: Option<String>, parent: Option<String>, agent_id: Option<String> },
+}
+
+enum Body {
+    Nothing,
+    /// The content of a message: its items with their merge keys.
+    Message { role: Role, message: Option<u64>, items: Items, link: Option<(String, String)> },
+    /// An `agent_progress` record's `(agent id, call id)`.
+    Link(String, String),
+}
+
+enum Item {
+    Text(String),
+    Call(ToolCall),
+    Result(ToolResult),
+}
+
+/// The items of one record with their merge keys; nearly every record holds one, which is kept
+/// without allocating a list.
+#[derive(Default)]
+enum Items {
+    #[default]
+    None,
+    One(u64, Item),
+    Many(Vec<(u64, Item)>),
+}
+
+impl Items {
+    fn push(&mut self, key: u64, item: Item) {
+        *self = match std::mem::take(self) {
+            Items::None => Items::One(key, item),
+            Items::One(k, i) => Items::Many(vec![(k, i), (key, item)]),
+            Items::Many(mut list) => {
+                list.push((key, item));
+                Items::Many(list)
+            }
+        };
+    }
+}
+
+impl IntoIterator for Items {
+    type Item = (u64, Item);
+    type IntoIter = std::iter::Chain<std::option::IntoIter<(u64, Item)>, std::vec::IntoIter<(u64, Item)>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        match self {
+            Items::None => None.into_iter().chain(Vec::new()),
+            Items::One(k, i) => Some((k, i)).into_iter().chain(Vec::new()),
+            Items::Many(list) => None.into_iter().chain(list),
+        }
+    }
+}
+
+impl LineParser for ClaudeParser<'_> {
+    type Item = Line;
+    type Scratch = Scratch;
+
+    fn parse(&self, scratch: &mut Scratch, text: &str, offset: u64) -> Result<Line, LineError> {
+        let rec: Record<'_> = serde_json::from_str(text)?;
+        let owned = |s: &Option<Cow<'_, str>>| s.as_deref().map(str::to_owned);
+        let mut line = Line {
+            meta: None,
+            model: None,
+            timestamp: None,
+            place: Place::Main { sidechain: rec.is_sidechain },
+            body: Body::Nothing,
+        };
+        if !scratch.meta && (rec.session_id.is_some() || rec.cwd.is_some()) {
+            scratch.meta = true;
+            line.meta = Some(Meta {
+                session_id: owned(&rec.session_id),
+                agent_id: owned(&rec.agent_id),
+                cwd: owned(&rec.cwd),
+            });
+        }
+        match rec.kind.as_deref() {
+            Some(kind @ ("user" | "assistant")) => {
+                let Some(Message::Api { id, model, content }) = &rec.message else {
+                    return Err(LineError::shape(match rec.message {
+                        None => format!("a `{kind}` record without `message`"),
+                        Some(_) => format!("`message` of a `{kind}` record is not an object"),
+                    }));
+                };
+                let assistant = kind == "assistant";
+                if assistant && !scratch.model {
+                    line.model = model.as_deref().filter(|m| !m.starts_with('<')).map(str::to_owned);
+                    scratch.model = line.model.is_some();
+                }
+                line.timestamp = common::timestamp(rec.timestamp.as_deref());
+                line.place = if let Some(call) = &rec.parent_tool_use_id {
+                    Place::Call(call.to_string())
+                } else if rec.is_sidechain == Some(true) {
+                    Place::Sidechain {
+                        uuid: owned(&rec.uuid),
+                        parent: owned(&rec.parent_uuid),
+                        agent_id: owned(&rec.agent_id),
+                    }
+                } else {
+                    Place::Main { sidechain: rec.is_sidechain }
+                };
+                line.body = self.message(assistant, &rec, id.as_deref(), content, text, offset)?;
+            }
+            Some("progress") => {
+                if let (Some(data), Some(call)) = (rec.data, rec.progress_tool_use_id.as_deref())
+                    && let Ok(data) = serde_json::from_str::<ProgressData<'_>>(data.get())
+                    && let (Some("agent_progress"), Some(agent)) =
+                        (data.kind.as_deref(), data.agent_id.as_deref())
+                {
+                    line.body = Body::Link(agent.to_owned(), call.to_owned());
+                }
+            }
+            Some("system") if rec.subtype.as_deref() == Some("init") => {
+                line.model = owned(&rec.model);
+            }
+            // Snapshots, summaries, queue operations, hooks, results and record types added
+            // after this reader was written carry no events.
+            _ => {}
+        }
+        Ok(line)
+    }
+}
+
+impl ClaudeParser<'_> {
+    fn message(
+        &self,
+        assistant: bool,
+        rec: &Record<'_>,
+        message_id: Option<&str>,
+        content: &Content<'_>,
+        line: &str,
+        offset: u64,
+    ) -> Result<Body, LineError> {
+        let role = if assistant {
+            Role::Assistant
+        } else if rec.is_meta == Some(true) || rec.is_compact_summary == Some(true) {
+            Role::System
+        } else {
+            Role::User
+        };
+        let message = message_id.filter(|_| assistant).map(|id| hash(id.as_bytes()));
+        let mut items = Items::None;
+        let mut link = None;
+        match content {
+            Content::Missing => {}
+            Content::Text(text) => items.push(0, Item::Text(text.to_string())),
+            Content::Invalid => {
+                return Err(LineError::shape("`message.content` must be a string or an array of blocks"));
+            }
+            Content::Blocks(blocks) => {
+                let results = blocks.iter().filter(|b| b.kind.ends_with("tool_result")).count();
+                for block in blocks {
+                    let kind = &*block.kind;
+                    let key = || {
+                        let mut h = hash(kind.as_bytes());
+                        h ^= hash(block.id.as_deref().unwrap_or_default().as_bytes()).rotate_left(1);
+                        h ^ hash(block.text.as_deref().unwrap_or_default().as_bytes()).rotate_left(2)
+                    };
+                    if kind == "text" {
+                        let text = block.text.as_deref().unwrap_or_default().to_owned();
+                        items.push(key(), Item::Text(text));
+                    } else if matches!(kind, "tool_use" | "server_tool_use" | "mcp_tool_use") {
+                        let (Some(id), Some(name)) = (block.id.as_deref(), block.name.as_deref())
+                        else {
+                            return Err(LineError::shape(format!(
+                                "a `{kind}` block without `id` or `name`"
+                            )));
+                        };
+                        let call = ToolCall {
+                            call_id: id.to_owned(),
+                            name: name.to_owned(),
+                            kind: tool_kind(name),
+                            args: block.input.map_or_else(Args::default, Args::from_raw),
+                        };
+                        items.push(key(), Item::Call(call));
+                    } else if kind.ends_with("tool_result") {
+                        let Some(call_id) = block.tool_use_id.as_deref() else {
+                            return Err(LineError::shape(format!(
+                                "a `{kind}` block without `tool_use_id`"
+                            )));
+                        };
+                        let output = common::output(self.input, line, offset, block.content)
+                            .map_err(|e| LineError::nested("content", &e))?;
+                        let info = rec.tool_use_result.as_ref();
+                        let outcome = outcome(
+                            block.is_error.unwrap_or(false),
+                            info.is_some_and(|i| i.interrupted),
+                            output.preview(),
+                        );
+                        if results == 1
+                            && let Some(agent) = info.and_then(|i| i.agent_id.as_deref())
+                        {
+                            link = Some((agent.to_owned(), call_id.to_owned()));
+                        }
+                        let result = ToolResult { call_id: call_id.to_owned(), output, outcome };
+                        items.push(key(), Item::Result(result));
+                    }
+                    // Thinking, images, documents and unknown block types carry nothing vouch
+                    // uses.
+                }
+            }
+        }
+        Ok(Body::Message { role, message, items, link })
+    }
+}
+
 /// A run of records that belongs to a subagent: a sidechain inline in an older log, or the
 /// messages of one `parent_tool_use_id` in `stream-json` output.
 #[derive(Debug, Default)]
@@ -264,15 +599,15 @@ struct Group {
     agent_id: Option<String>,
 }
 
-/// The state of a Claude Code log being read.
-struct ClaudeLog<'i> {
-    input: &'i Input<'i>,
+/// The state of a Claude Code log being read: parsed lines are applied to it in order.
+#[derive(Default)]
+struct ClaudeLog {
     main: Events,
     groups: Vec<Group>,
     group_of_call: HashMap<String, usize>,
     group_of_uuid: HashMap<String, usize>,
-    /// Block keys already seen, per assistant message id, to merge split records.
-    seen: HashMap<u64, Vec<u64>>,
+    /// Block keys already seen of the latest assistant messages, to merge split records.
+    seen: SeenBlocks,
     /// `(agent id, call id)` pairs that link subagents to the calls that started them.
     links: Vec<(String, String)>,
     session_id: Option<String>,
@@ -290,260 +625,105 @@ struct Parsed {
     links: Vec<(String, String)>,
 }
 
-impl LineSink for ClaudeLog<'_> {
-    fn line(&mut self, text: &str, number: u64, offset: u64) -> Result<(), LineError> {
-        let rec: Record<'_> = serde_json::from_str(text)?;
-        if self.session_id.is_none() {
-            self.session_id = rec.session_id.as_deref().map(str::to_owned);
-        }
-        if self.agent_id.is_none() {
-            self.agent_id = rec.agent_id.as_deref().map(str::to_owned);
-        }
-        if self.cwd.is_none() {
-            self.cwd = rec.cwd.as_deref().map(str::to_owned);
-        }
-        match rec.kind.as_deref() {
-            Some(kind @ ("user" | "assistant")) => {
-                let Some(raw) = rec.message else {
-                    return Err(LineError::shape(format!(
-                        "a `{kind}` record without `message`"
-                    )));
-                };
-                let message: ApiMessage<'_> = serde_json::from_str(raw.get())
-                    .map_err(|e| LineError::nested("message", &e))?;
-                self.message(kind == "assistant", &rec, &message, text, number, offset)
-            }
-            Some("progress") => {
-                if let (Some(data), Some(call)) = (rec.data, rec.progress_tool_use_id.as_deref())
-                    && let Ok(data) = serde_json::from_str::<ProgressData<'_>>(data.get())
-                    && let (Some("agent_progress"), Some(agent)) =
-                        (data.kind.as_deref(), data.agent_id.as_deref())
-                    && !self.links.iter().any(|(a, c)| a == agent && c == call)
-                {
-                    self.links.push((agent.to_owned(), call.to_owned()));
-                }
-                Ok(())
-            }
-            Some("system") if rec.subtype.as_deref() == Some("init") => {
-                if self.model.is_none() {
-                    self.model = rec.model.as_deref().map(str::to_owned);
-                }
-                Ok(())
-            }
-            // Snapshots, summaries, queue operations, hooks, results and record types added
-            // after this reader was written carry no events.
-            _ => Ok(()),
-        }
-    }
+/// Reads one Claude Code log file (or stream) on its own.
+fn read_log(
+    reader: impl Read,
+    input: &Input<'_>,
+    options: &ReadOptions,
+) -> Result<(Parsed, Vec<crate::Diagnostic>), Error> {
+    let parser = ClaudeParser { input };
+    let mut log = ClaudeLog::default();
+    let diagnostics = drive_parallel(reader, input, options, &parser, |line, number| {
+        log.apply(line, number);
+        Ok(())
+    })?;
+    Ok((log.finish(input), diagnostics))
 }
 
-impl<'i> ClaudeLog<'i> {
-    fn new(input: &'i Input<'i>) -> ClaudeLog<'i> {
-        ClaudeLog {
-            input,
-            main: Events::default(),
-            groups: Vec::new(),
-            group_of_call: HashMap::new(),
-            group_of_uuid: HashMap::new(),
-            seen: HashMap::new(),
-            links: Vec::new(),
-            session_id: None,
-            agent_id: None,
-            cwd: None,
-            model: None,
-            sidechain_file: None,
+impl ClaudeLog {
+    fn apply(&mut self, line: Line, number: u64) {
+        if let Some(meta) = line.meta {
+            self.session_id = self.session_id.take().or(meta.session_id);
+            self.agent_id = self.agent_id.take().or(meta.agent_id);
+            self.cwd = self.cwd.take().or(meta.cwd);
+        }
+        if self.model.is_none() {
+            self.model = line.model;
+        }
+        match line.body {
+            Body::Nothing => {}
+            Body::Link(agent, call) => {
+                if !self.links.iter().any(|(a, c)| *a == agent && *c == call) {
+                    self.links.push((agent, call));
+                }
+            }
+            Body::Message { role, message, items, link } => {
+                let group = self.group_for(line.place);
+                let ts = line.timestamp;
+                for (key, item) in items {
+                    if let Some(message) = message
+                        && !self.seen.first_time(message, key)
+                    {
+                        continue;
+                    }
+                    let events = match group {
+                        Some(i) => &mut self.groups[i].events,
+                        None => &mut self.main,
+                    };
+                    match item {
+                        Item::Text(text) => events.message(Actor::new(role), ts, Some(number), text),
+                        Item::Call(call) => events.call(Actor::new(Role::Assistant), ts, Some(number), call),
+                        Item::Result(result) => {
+                            events.result(Actor::new(Role::Tool), ts, Some(number), result);
+                        }
+                    }
+                }
+                self.links.extend(link);
+            }
         }
     }
 
     /// Returns the index of the group a record belongs to, or `None` for the main session.
-    fn group_for(&mut self, rec: &Record<'_>) -> Option<usize> {
-        if let Some(call) = rec.parent_tool_use_id.as_deref() {
-            let next = self.groups.len();
-            let i = *self.group_of_call.entry(call.to_owned()).or_insert(next);
-            if i == next {
-                self.groups.push(Group {
-                    spawned_by: Some(call.to_owned()),
-                    ..Group::default()
-                });
-            }
-            return Some(i);
-        }
-        let sidechain = rec.is_sidechain.unwrap_or(false);
-        let sidechain_file = *self.sidechain_file.get_or_insert(sidechain);
-        if !sidechain || sidechain_file {
-            return None;
-        }
-        let parent = rec
-            .parent_uuid
-            .as_deref()
-            .and_then(|p| self.group_of_uuid.get(p))
-            .copied();
-        let i = parent.unwrap_or_else(|| {
-            self.groups.push(Group {
-                agent_id: rec.agent_id.as_deref().map(str::to_owned),
-                ..Group::default()
-            });
-            self.groups.len() - 1
-        });
-        if let Some(uuid) = rec.uuid.as_deref() {
-            self.group_of_uuid.insert(uuid.to_owned(), i);
-        }
-        Some(i)
-    }
-
-    fn message(
-        &mut self,
-        assistant: bool,
-        rec: &Record<'_>,
-        message: &ApiMessage<'_>,
-        line: &str,
-        number: u64,
-        offset: u64,
-    ) -> Result<(), LineError> {
-        let Some(content) = message.content else {
-            return Ok(());
+    fn group_for(&mut self, place: Place) -> Option<usize> {
+        let sidechain = match &place {
+            Place::Call(_) => None,
+            Place::Main { sidechain } => Some(sidechain.unwrap_or(false)),
+            Place::Sidechain { .. } => Some(true),
         };
-        let ts = common::timestamp(rec.timestamp.as_deref());
-        let role = if assistant {
-            Role::Assistant
-        } else if rec.is_meta == Some(true) || rec.is_compact_summary == Some(true) {
-            Role::System
-        } else {
-            Role::User
-        };
-        if assistant && self.model.is_none() {
-            self.model = message
-                .model
-                .as_deref()
-                .filter(|m| !m.starts_with('<'))
-                .map(str::to_owned);
-        }
-        let group = self.group_for(rec);
-        let content_str = content.get();
-        match content_str.as_bytes().first() {
-            Some(b'"') => {
-                let text: String = serde_json::from_str(content_str)
-                    .map_err(|e| LineError::nested("message.content", &e))?;
-                self.events(group)
-                    .message(Actor::new(role), ts, Some(number), text);
-                Ok(())
+        if let Some(sidechain) = sidechain {
+            let sidechain_file = *self.sidechain_file.get_or_insert(sidechain);
+            if !sidechain || sidechain_file {
+                return None;
             }
-            Some(b'[') => {
-                let blocks: Vec<Block<'_>> = serde_json::from_str(content_str)
-                    .map_err(|e| LineError::nested("message.content", &e))?;
-                let msg_key = message.id.as_deref().filter(|_| assistant).map(hash);
-                let results = blocks
-                    .iter()
-                    .filter(|b| b.kind.ends_with("tool_result"))
-                    .count();
-                for block in &blocks {
-                    if let Some(msg_key) = msg_key {
-                        let block_key =
-                            hash(&(&*block.kind, block.id.as_deref(), block.text.as_deref()));
-                        let seen = self.seen.entry(msg_key).or_default();
-                        if seen.contains(&block_key) {
-                            continue;
-                        }
-                        seen.push(block_key);
-                    }
-                    self.block(
-                        block,
-                        role,
-                        rec,
-                        results == 1,
-                        ts,
-                        line,
-                        number,
-                        offset,
-                        group,
-                    )?;
+        }
+        match place {
+            Place::Call(call) => {
+                let next = self.groups.len();
+                let i = *self.group_of_call.entry(call.clone()).or_insert(next);
+                if i == next {
+                    self.groups.push(Group { spawned_by: Some(call), ..Group::default() });
                 }
-                Ok(())
+                Some(i)
             }
-            Some(b'n') => Ok(()),
-            _ => Err(LineError::shape(
-                "`message.content` must be a string or an array of blocks",
-            )),
-        }
-    }
-
-    fn events(&mut self, group: Option<usize>) -> &mut Events {
-        match group {
-            Some(i) => &mut self.groups[i].events,
-            None => &mut self.main,
-        }
-    }
-
-    #[expect(clippy::too_many_arguments, reason = "one block's context, used once")]
-    fn block(
-        &mut self,
-        block: &Block<'_>,
-        role: Role,
-        rec: &Record<'_>,
-        sole_result: bool,
-        ts: Option<jiff::Timestamp>,
-        line: &str,
-        number: u64,
-        offset: u64,
-        group: Option<usize>,
-    ) -> Result<(), LineError> {
-        let kind = &*block.kind;
-        if kind == "text" {
-            let text = common::text(block.text.as_ref());
-            self.events(group)
-                .message(Actor::new(role), ts, Some(number), text);
-        } else if matches!(kind, "tool_use" | "server_tool_use" | "mcp_tool_use") {
-            let (Some(id), Some(name)) = (block.id.as_deref(), block.name.as_deref()) else {
-                return Err(LineError::shape(format!(
-                    "a `{kind}` block without `id` or `name`"
-                )));
-            };
-            let args = common::value(block.input).map_err(|e| LineError::nested("input", &e))?;
-            let call = ToolCall {
-                call_id: id.to_owned(),
-                name: name.to_owned(),
-                kind: tool_kind(name),
-                args,
-            };
-            self.events(group)
-                .call(Actor::new(Role::Assistant), ts, Some(number), call);
-        } else if kind.ends_with("tool_result") {
-            let Some(call_id) = block.tool_use_id.as_deref() else {
-                return Err(LineError::shape(format!(
-                    "a `{kind}` block without `tool_use_id`"
-                )));
-            };
-            let output = common::output(self.input, line, offset, block.content)
-                .map_err(|e| LineError::nested("content", &e))?;
-            let info = rec.tool_use_result.as_ref();
-            let outcome = outcome(
-                block.is_error.unwrap_or(false),
-                info.is_some_and(|i| i.interrupted),
-                output.preview(),
-            );
-            if sole_result && let Some(agent) = info.and_then(|i| i.agent_id.as_deref()) {
-                self.links.push((agent.to_owned(), call_id.to_owned()));
+            Place::Sidechain { uuid, parent, agent_id } => {
+                let parent = parent.as_deref().and_then(|p| self.group_of_uuid.get(p)).copied();
+                let i = parent.unwrap_or_else(|| {
+                    self.groups.push(Group { agent_id, ..Group::default() });
+                    self.groups.len() - 1
+                });
+                if let Some(uuid) = uuid {
+                    self.group_of_uuid.insert(uuid, i);
+                }
+                Some(i)
             }
-            let result = ToolResult {
-                call_id: call_id.to_owned(),
-                output,
-                outcome,
-            };
-            self.events(group)
-                .result(Actor::new(Role::Tool), ts, Some(number), result);
+            Place::Main { .. } => None,
         }
-        // Thinking, images, documents and unknown block types carry nothing vouch uses.
-        Ok(())
     }
 
     fn finish(self, input: &Input<'_>) -> Parsed {
         let source = input.source(Format::ClaudeCode);
         let session = Session {
-            id: self
-                .agent_id
-                .clone()
-                .or(self.session_id.clone())
-                .unwrap_or_default(),
+            id: self.agent_id.clone().or(self.session_id.clone()).unwrap_or_default(),
             agent: Agent::ClaudeCode,
             cwd: self.cwd.clone(),
             model: self.model.clone(),
@@ -555,10 +735,7 @@ impl<'i> ClaudeLog<'i> {
             .groups
             .into_iter()
             .map(|g| Session {
-                id: g
-                    .agent_id
-                    .or_else(|| g.spawned_by.clone())
-                    .unwrap_or_default(),
+                id: g.agent_id.or_else(|| g.spawned_by.clone()).unwrap_or_default(),
                 agent: Agent::ClaudeCode,
                 spawned_by: g.spawned_by,
                 cwd: self.cwd.clone(),
@@ -567,18 +744,35 @@ impl<'i> ClaudeLog<'i> {
                 ..Session::default()
             })
             .collect();
-        Parsed {
-            session,
-            subagents,
-            links: self.links,
-        }
+        Parsed { session, subagents, links: self.links }
     }
 }
 
-fn hash<T: Hash + ?Sized>(value: &T) -> u64 {
-    let mut h = DefaultHasher::new();
-    value.hash(&mut h);
-    h.finish()
+/// The content blocks already taken from the latest assistant messages. The records of one
+/// message are written together, so a short window of messages is enough to merge them.
+#[derive(Default)]
+struct SeenBlocks {
+    messages: std::collections::VecDeque<(u64, Vec<u64>)>,
+}
+
+impl SeenBlocks {
+    const WINDOW: usize = 64;
+
+    /// Records block `key` of message `message`; returns false when it was already recorded.
+    fn first_time(&mut self, message: u64, key: u64) -> bool {
+        if let Some((_, blocks)) = self.messages.iter_mut().rev().find(|(m, _)| *m == message) {
+            if blocks.contains(&key) {
+                return false;
+            }
+            blocks.push(key);
+            return true;
+        }
+        if self.messages.len() == Self::WINDOW {
+            self.messages.pop_front();
+        }
+        self.messages.push_back((message, vec![key]));
+        true
+    }
 }
 
 /// Classifies a Claude Code tool result. Claude Code records no exit code beside a failed

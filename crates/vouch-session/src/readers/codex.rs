@@ -25,7 +25,7 @@ use crate::output::{Encoding, Output};
 use crate::read::{Input, LineError, LineSink, ReadOptions, ReadReport, drive};
 use crate::readers::common::{self, Events};
 use crate::session::{Agent, Format, Session};
-use crate::tool::{Outcome, ToolCall, ToolKind, ToolResult};
+use crate::tool::{Args, Outcome, ToolCall, ToolKind, ToolResult};
 
 /// Maps a Codex tool name to its kind (decision G7). MCP tools and names not listed are
 /// [`ToolKind::Other`].
@@ -409,7 +409,7 @@ impl<'i> CodexLog<'i> {
                         call_id,
                         name,
                         kind,
-                        args,
+                        args: args.into(),
                     },
                     at,
                 );
@@ -423,7 +423,7 @@ impl<'i> CodexLog<'i> {
                     call_id,
                     name: "local_shell_call".into(),
                     kind: ToolKind::Shell,
-                    args: serde_json::json!({ "command": command }),
+                    args: Args::from_value(serde_json::json!({ "command": command })),
                 };
                 self.push_call(call, at);
             }
@@ -435,7 +435,7 @@ impl<'i> CodexLog<'i> {
                     call_id: call_id.clone(),
                     name: "web_search_call".into(),
                     kind: ToolKind::Web,
-                    args,
+                    args: Args::from_value(args),
                 };
                 self.push_call(call, at);
                 let outcome = match item.status.as_deref() {
@@ -641,7 +641,7 @@ impl<'i> CodexLog<'i> {
                 call_id: call_id.clone(),
                 name: name.to_owned(),
                 kind: tool_kind(name),
-                args,
+                args: args.into(),
             };
             self.push_call(call, at);
         }
@@ -712,7 +712,7 @@ impl<'i> CodexLog<'i> {
                     call_id: id.clone(),
                     name,
                     kind,
-                    args,
+                    args: args.into(),
                 },
                 at,
             );

@@ -125,26 +125,20 @@ pub(crate) fn value(raw: Option<&RawValue>) -> Result<Value, serde_json::Error> 
 
 /// Turns the raw JSON of an output (a string, or an array of content blocks) into an
 /// [`Output`], held as a span into the file when long and the input allows it. Classify the
-/// outcome on [`Output::preview`]: it holds at least the first few hundred bytes.
+/// outcome on [`Output::preview`]: it holds at least the first hundred-odd bytes.
 pub(crate) fn output(
     input: &Input<'_>,
     line: &str,
     line_offset: u64,
     raw: Option<&RawValue>,
 ) -> Result<Output, serde_json::Error> {
-    let Some(raw) = raw else {
-        return Ok(Output::default());
+    let Some(raw) = raw else { return Ok(Output::default()) };
+    let span = if input.spill {
+        span_within(line, line_offset, raw, Encoding::ContentBlocks)
+    } else {
+        None
     };
-    let text = Encoding::ContentBlocks.decode(raw.get())?;
-    Ok(
-        match (
-            input.spill,
-            span_within(line, line_offset, raw, Encoding::ContentBlocks),
-        ) {
-            (true, Some(span)) => Output::spilled(&text, span),
-            _ => Output::inline(text),
-        },
-    )
+    Output::from_json(raw, span)
 }
 
 /// Returns the text of an optional borrowed string.

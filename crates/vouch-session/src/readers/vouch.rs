@@ -8,7 +8,6 @@ use std::collections::HashMap;
 use std::io::{Read, Write};
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::error::Error;
@@ -16,7 +15,7 @@ use crate::event::{Actor, Event, EventKind, Message, Role};
 use crate::output::{Encoding, Output, span_within};
 use crate::read::{Input, LineError, LineSink, ReadOptions, ReadReport, drive};
 use crate::session::{Agent, Format, Session};
-use crate::tool::{Outcome, ToolCall, ToolKind, ToolResult};
+use crate::tool::{Args, Outcome, ToolCall, ToolKind, ToolResult};
 
 /// The format version written in every header line.
 pub const VERSION: u32 = 1;
@@ -45,9 +44,9 @@ struct Header<'a> {
 }
 
 /// An event line. `O` is the output field: a string when writing, a raw value when reading
-/// (so that a long output can be held as a span).
+/// (so that a long output can be held as a span); `A` the arguments: a raw value both ways.
 #[derive(Serialize, Deserialize)]
-struct EventLine<'a, O> {
+struct EventLine<'a, O, A> {
     #[serde(rename = "type", borrow)]
     kind: Cow<'a, str>,
     seq: u64,
@@ -66,8 +65,8 @@ struct EventLine<'a, O> {
     tool: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     tool_kind: Option<ToolKind>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    args: Option<Cow<'a, Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    args: Option<A>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     outcome: Option<Outcome>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -123,7 +122,7 @@ impl LineSink for VouchLog<'_> {
         if line.starts_with("{\"vouch\"") {
             return self.header(line);
         }
-        let e: EventLine<'_, &RawValue> = serde_json::from_str(line)?;
+        let e: EventLine<'_, &RawValue, &RawValue> = serde_json::from_str(line)?;
         let Some(session) = self.sessions.last_mut() else {
             return Err(LineError::shape("an event before the first session header"));
         };
@@ -135,18 +134,14 @@ impl LineSink for VouchLog<'_> {
                 call_id: e.call_id.unwrap_or_default().into_owned(),
                 name: e.tool.unwrap_or_default().into_owned(),
                 kind: e.tool_kind.unwrap_or(ToolKind::Other),
-                args: e.args.map_or(Value::Null, Cow::into_owned),
+                args: e.args.map_or_else(Args::default, Args::from_raw),
             }),
             "tool_result" => {
                 let output = match e.output {
                     Some(raw) => {
-                        let text = Encoding::JsonString
-                            .decode(raw.get())
-                            .map_err(|err| LineError::nested("output", &err))?;
-                        match span_within(line, offset, raw, Encoding::JsonString) {
-                            Some(span) if self.input.spill => Output::spilled(&text, span),
-                            _ => Output::inline(text),
-                        }
+                        let span = span_within(line, offset, raw, Encoding::JsonString)
+                            .filter(|_| self.input.spill);
+                        Output::from_json(raw, span).map_err(|err| LineError::nested("output", &err))?
                     }
                     None => Output::default(),
                 };
@@ -223,7 +218,10 @@ fn header(s: &Session, key: Option<String>, parent: Option<String>) -> Header<'_
 
 /// Returns the line of one event, with the full text of its output (read back from the log
 /// when only a preview is held).
-fn event_line<'a>(s: &Session, e: &'a Event) -> Result<EventLine<'a, Cow<'a, str>>, Error> {
+fn event_line<'a>(
+    s: &Session,
+    e: &'a Event,
+) -> Result<EventLine<'a, Cow<'a, str>, &'a RawValue>, Error> {
     let mut line = EventLine {
         kind: Cow::Borrowed(""),
         seq: e.seq,
@@ -249,7 +247,7 @@ fn event_line<'a>(s: &Session, e: &'a Event) -> Result<EventLine<'a, Cow<'a, str
             line.call_id = Some(Cow::Borrowed(&c.call_id));
             line.tool = Some(Cow::Borrowed(&c.name));
             line.tool_kind = Some(c.kind);
-            line.args = Some(Cow::Borrowed(&c.args));
+            line.args = Some(raw_args(&c.args));
         }
         EventKind::ToolResult(r) => {
             line.kind = Cow::Borrowed("tool_result");
@@ -259,6 +257,15 @@ fn event_line<'a>(s: &Session, e: &'a Event) -> Result<EventLine<'a, Cow<'a, str
         }
     }
     Ok(line)
+}
+
+/// Returns the arguments' JSON text as a raw value, written as it is.
+fn raw_args(args: &Args) -> &RawValue {
+    let json = args.as_json();
+    // Arguments hold valid JSON (see `Args`); an empty text is an empty object.
+    serde_json::from_str(if json.is_empty() { "{}" } else { json }).unwrap_or_else(|_| {
+        serde_json::from_str("null").unwrap_or_else(|_| unreachable!("`null` is JSON"))
+    })
 }
 
 /// Writes a session and its subagents in vouch's JSONL format.

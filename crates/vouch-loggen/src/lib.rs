@@ -1,0 +1,29 @@
+//! Deterministic generators of large agent logs, for benchmarks and side-by-side timings.
+//!
+//! # Overview
+//!
+//! - [`ClaudeLog`]: a Claude Code session log of any number of tool calls, each followed by a
+//!   tool result of a chosen size, written by [`ClaudeLog::write`].
+//!
+//! The same parameters always give the same bytes, so a benchmark's input can be regenerated
+//! anywhere instead of being stored.
+//!
+//! ```
+//! let mut out = Vec::new();
+//! vouch_loggen::ClaudeLog { tool_calls: 10, ..Default::default() }.write(&mut out)?;
+//! let again = {
+//!     let mut v = Vec::new();
+//!     vouch_loggen::ClaudeLog { tool_calls: 10, ..Default::default() }.write(&mut v)?;
+//!     v
+//! };
+//! assert_eq!(out, again);
+//! assert!(out.len() > 10 * 2048);
+//! # Ok::<(), std::io::Error>(())
+//! ```
+
+#![deny(missing_docs)]
+
+mod claude;
+mod rng;
+
+pub use claude::ClaudeLog;
