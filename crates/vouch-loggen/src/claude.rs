@@ -22,7 +22,12 @@ pub struct ClaudeLog {
 
 impl Default for ClaudeLog {
     fn default() -> ClaudeLog {
-        ClaudeLog { tool_calls: 1000, result_bytes: 2048, seed: 7, fail_every: 25 }
+        ClaudeLog {
+            tool_calls: 1000,
+            result_bytes: 2048,
+            seed: 7,
+            fail_every: 25,
+        }
     }
 }
 
@@ -65,20 +70,34 @@ impl ClaudeLog {
         line(out, &first)?;
         for i in 0..self.tool_calls {
             clock += 2;
-            let message_id = format!("msg_01{:022x}", rng.next() as u128 * 31 + i as u128);
-            let call_id = format!("toolu_01{:022x}", rng.next() as u128 * 17 + i as u128);
+            let message_id = format!("msg_01{:022x}", u128::from(rng.next()) * 31 + i as u128);
+            let call_id = format!("toolu_01{:022x}", u128::from(rng.next()) * 17 + i as u128);
             if i % 10 == 0 {
                 // A message with text and a tool call, split over two records (as Claude Code
                 // writes them).
-                let text = format!("Step {i}: let me look at what the code does before changing it.");
-                let rec = assistant(&mut rng, &parent, &message_id, json!([{"type": "text", "text": text}]), clock);
-                parent = rec["uuid"].as_str().unwrap_or_default().to_owned();
+                let text =
+                    format!("Step {i}: let me look at what the code does before changing it.");
+                let rec = assistant(
+                    &mut rng,
+                    &parent,
+                    &message_id,
+                    &json!([{"type": "text", "text": text}]),
+                    clock,
+                );
+                rec["uuid"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .clone_into(&mut parent);
                 line(out, &rec)?;
             }
             let (name, input) = tool(&mut rng, i);
-            let content = json!([{"type": "tool_use", "id": call_id, "name": name, "input": input}]);
-            let rec = assistant(&mut rng, &parent, &message_id, content, clock);
-            parent = rec["uuid"].as_str().unwrap_or_default().to_owned();
+            let content =
+                json!([{"type": "tool_use", "id": call_id, "name": name, "input": input}]);
+            let rec = assistant(&mut rng, &parent, &message_id, &content, clock);
+            rec["uuid"]
+                .as_str()
+                .unwrap_or_default()
+                .clone_into(&mut parent);
             line(out, &rec)?;
             if i % 50 == 25 {
                 let progress = json!({
@@ -110,7 +129,7 @@ impl ClaudeLog {
             &mut rng,
             &parent,
             "msg_01final000000000000000000",
-            json!([{"type": "text", "text": "Pagination is in place and the whole test suite passes."}]),
+            &json!([{"type": "text", "text": "Pagination is in place and the whole test suite passes."}]),
             clock + 2,
         );
         line(out, &rec)
@@ -122,7 +141,7 @@ fn line(out: &mut impl Write, value: &Value) -> io::Result<()> {
     out.write_all(b"\n")
 }
 
-fn assistant(rng: &mut Rng, parent: &str, message_id: &str, content: Value, clock: u64) -> Value {
+fn assistant(rng: &mut Rng, parent: &str, message_id: &str, content: &Value, clock: u64) -> Value {
     json!({
         "parentUuid": parent, "isSidechain": false, "userType": "external", "cwd": CWD,
         "sessionId": SESSION, "version": "2.1.39", "gitBranch": "main", "slug": "quiet-running-river",
@@ -141,11 +160,23 @@ fn assistant(rng: &mut Rng, parent: &str, message_id: &str, content: Value, cloc
 fn tool(rng: &mut Rng, i: usize) -> (&'static str, Value) {
     let file = format!("{CWD}/{}", rng.pick(FILES));
     match rng.below(20) {
-        0..=7 => ("Bash", json!({"command": rng.pick(COMMANDS), "description": format!("Run check {i}")})),
+        0..=7 => (
+            "Bash",
+            json!({"command": rng.pick(COMMANDS), "description": format!("Run check {i}")}),
+        ),
         8..=12 => ("Read", json!({"file_path": file})),
-        13..=15 => ("Edit", json!({"file_path": file, "old_string": "let page = 1;", "new_string": format!("let page = params.page.unwrap_or({i});"), "replace_all": false})),
-        16..=17 => ("Grep", json!({"pattern": "fn list_users", "path": format!("{CWD}/src"), "output_mode": "content"})),
-        18 => ("Write", json!({"file_path": file, "content": format!("// generated step {i}\npub fn handler() {{}}\n")})),
+        13..=15 => (
+            "Edit",
+            json!({"file_path": file, "old_string": "let page = 1;", "new_string": format!("let page = params.page.unwrap_or({i});"), "replace_all": false}),
+        ),
+        16..=17 => (
+            "Grep",
+            json!({"pattern": "fn list_users", "path": format!("{CWD}/src"), "output_mode": "content"}),
+        ),
+        18 => (
+            "Write",
+            json!({"file_path": file, "content": format!("// generated step {i}\npub fn handler() {{}}\n")}),
+        ),
         _ => ("Glob", json!({"pattern": "src/**/*.rs"})),
     }
 }
@@ -160,9 +191,19 @@ fn result_text(rng: &mut Rng, bytes: usize, failed: bool) -> String {
         n += 1;
         let line = match rng.below(4) {
             0 => format!("test api::users::page_{n} ... ok\n"),
-            1 => format!("src/api/users.rs:{}:{}: warning: unused variable: `offset`\n", rng.below(400), rng.below(80)),
-            2 => format!("   Compiling inventory-service v0.{}.0 (\"{CWD}\")\n", rng.below(9)),
-            _ => format!("\t{{\"id\": {}, \"name\": \"user-{n}\", \"active\": true}}\n", rng.below(100_000)),
+            1 => format!(
+                "src/api/users.rs:{}:{}: warning: unused variable: `offset`\n",
+                rng.below(400),
+                rng.below(80)
+            ),
+            2 => format!(
+                "   Compiling inventory-service v0.{}.0 (\"{CWD}\")\n",
+                rng.below(9)
+            ),
+            _ => format!(
+                "\t{{\"id\": {}, \"name\": \"user-{n}\", \"active\": true}}\n",
+                rng.below(100_000)
+            ),
         };
         text.push_str(&line);
     }

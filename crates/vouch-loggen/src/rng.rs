@@ -8,7 +8,11 @@ pub(crate) struct Rng(u64);
 impl Rng {
     /// Returns a generator seeded with `seed` (0 is replaced by a fixed constant).
     pub(crate) fn new(seed: u64) -> Rng {
-        Rng(if seed == 0 { 0x9E37_79B9_7F4A_7C15 } else { seed })
+        Rng(if seed == 0 {
+            0x9E37_79B9_7F4A_7C15
+        } else {
+            seed
+        })
     }
 
     /// Returns the next 64 random bits.

@@ -15,7 +15,7 @@ use crate::error::Error;
 pub const INLINE_LIMIT: usize = 512;
 
 /// How many bytes of a long output are kept in memory as its preview.
-pub const PREVIEW_LEN: usize = 96;
+pub const PREVIEW_LEN: usize = 64;
 
 /// The text a tool call returned.
 ///
@@ -88,7 +88,10 @@ fn content_blocks_text(json: &str) -> Result<String, serde_json::Error> {
 impl Output {
     /// Returns an output held whole in memory.
     pub fn inline(text: impl Into<Box<str>>) -> Output {
-        Output { text: text.into(), span: None }
+        Output {
+            text: text.into(),
+            span: None,
+        }
     }
 
     /// Returns an output for `text` that lives at `span` in the source file: whole when short,
@@ -97,12 +100,18 @@ impl Output {
         if text.len() <= INLINE_LIMIT {
             return Output::inline(text);
         }
-        Output { text: preview_of(text).into(), span: Some(span) }
+        Output {
+            text: preview_of(text).into(),
+            span: Some(span),
+        }
     }
 
     /// Returns the output held in a JSON value of the log: decoded whole when short; when long
     /// and `span` is given, only its first bytes are decoded, the rest stays in the file.
-    pub(crate) fn from_json(raw: &RawValue, span: Option<Span>) -> Result<Output, serde_json::Error> {
+    pub(crate) fn from_json(
+        raw: &RawValue,
+        span: Option<Span>,
+    ) -> Result<Output, serde_json::Error> {
         let json = raw.get();
         if let (Some(span), true) = (span, json.starts_with('"')) {
             // An escape takes at most six bytes for one byte of text: a literal this long holds
@@ -110,7 +119,10 @@ impl Output {
             if (json.len() - 2) / 6 > INLINE_LIMIT {
                 let (mut prefix, _) = decode_prefix(json, PREVIEW_LEN);
                 prefix.truncate(preview_of(&prefix).len());
-                return Ok(Output { text: prefix.into_boxed_str(), span: Some(span) });
+                return Ok(Output {
+                    text: prefix.into_boxed_str(),
+                    span: Some(span),
+                });
             }
         }
         let text = Encoding::ContentBlocks.decode(json)?;
@@ -122,7 +134,10 @@ impl Output {
 
     /// Returns an output made of a preview and the place of the full text.
     pub fn from_parts(preview: impl Into<Box<str>>, span: Option<Span>) -> Output {
-        Output { text: preview.into(), span }
+        Output {
+            text: preview.into(),
+            span,
+        }
     }
 
     /// Returns the full text when it is held in memory, `None` when only a preview is.
@@ -167,7 +182,10 @@ impl Output {
 
 /// Reads and decodes the JSON value at `span` in the file at `path`.
 pub(crate) fn read_span(path: &Path, span: Span) -> Result<String, Error> {
-    let io = |source| Error::Io { path: path.to_owned(), source };
+    let io = |source| Error::Io {
+        path: path.to_owned(),
+        source,
+    };
     let changed = || Error::Unavailable {
         reason: format!("`{}` changed since it was read", path.display()),
     };
@@ -242,12 +260,15 @@ fn escape(rest: &[u8]) -> (char, usize) {
         Some(b'b') => ('\u{8}', 1),
         Some(b'f') => ('\u{c}', 1),
         Some(b'u') => {
-            let Some(first) = hex(&rest[1..]) else { return ('\u{fffd}', 1) };
-            if (0xD800..0xDC00).contains(&first) && rest.get(5..7) == Some(b"\\u") {
-                if let Some(second) = hex(&rest[7..]).filter(|s| (0xDC00..0xE000).contains(s)) {
-                    let c = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00);
-                    return (char::from_u32(c).unwrap_or('\u{fffd}'), 11);
-                }
+            let Some(first) = hex(&rest[1..]) else {
+                return ('\u{fffd}', 1);
+            };
+            if (0xD800..0xDC00).contains(&first)
+                && rest.get(5..7) == Some(b"\\u")
+                && let Some(second) = hex(&rest[7..]).filter(|s| (0xDC00..0xE000).contains(s))
+            {
+                let c = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00);
+                return (char::from_u32(c).unwrap_or('\u{fffd}'), 11);
             }
             (char::from_u32(first).unwrap_or('\u{fffd}'), 5)
         }
@@ -290,7 +311,10 @@ mod tests {
     fn content_blocks_join_text_and_skip_images() {
         let json = r#"[{"type":"text","text":"a"},{"type":"image","source":{}},{"type":"text","text":"b"}]"#;
         assert_eq!(Encoding::ContentBlocks.decode(json).unwrap(), "a\nb");
-        assert_eq!(Encoding::ContentBlocks.decode(r#""plain""#).unwrap(), "plain");
+        assert_eq!(
+            Encoding::ContentBlocks.decode(r#""plain""#).unwrap(),
+            "plain"
+        );
     }
 
     #[test]
@@ -300,7 +324,11 @@ mod tests {
         let text = "x\n".repeat(1000);
         let json = serde_json::to_string(&text).unwrap();
         std::fs::write(&path, format!("prefix {json} suffix")).unwrap();
-        let span = Span { offset: 7, len: json.len() as u64, encoding: Encoding::JsonString };
+        let span = Span {
+            offset: 7,
+            len: json.len() as u64,
+            encoding: Encoding::JsonString,
+        };
         let raw: Box<RawValue> = serde_json::from_str(&json).unwrap();
         let out = Output::from_json(&raw, Some(span)).unwrap();
         assert!(!out.is_complete());

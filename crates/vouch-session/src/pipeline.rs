@@ -85,7 +85,9 @@ pub(crate) fn drive_parallel<P: LineParser>(
     let Some(first) = blocks.next_block(Vec::new())? else {
         return diagnostics.finish();
     };
-    let workers = std::thread::available_parallelism().map_or(1, usize::from).min(8);
+    let workers = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(8);
     if first.terminated && !blocks.at_end() && workers > 1 {
         parallel(first, &mut blocks, parser, workers, &mut |done| {
             apply_block(done, &mut diagnostics)
@@ -109,7 +111,7 @@ fn parallel<P: LineParser>(
     workers: usize,
     apply: &mut impl FnMut(Done<P::Item>) -> Result<Vec<u8>, Error>,
 ) -> Result<(), Error> {
-    let (job_tx, job_rx) = mpsc::sync_channel::<Block>(workers * 1);
+    let (job_tx, job_rx) = mpsc::sync_channel::<Block>(1);
     let job_rx = Mutex::new(job_rx);
     let (done_tx, done_rx) = mpsc::channel::<Done<P::Item>>();
     std::thread::scope(|scope| {
@@ -134,14 +136,15 @@ fn parallel<P: LineParser>(
         let mut pending: BTreeMap<usize, Done<P::Item>> = BTreeMap::new();
         let mut next_index = 0;
         let mut free: Vec<Vec<u8>> = Vec::new();
-        let mut apply_ready =
-            |pending: &mut BTreeMap<usize, Done<P::Item>>, free: &mut Vec<Vec<u8>>, next: &mut usize| {
-                while let Some(done) = pending.remove(next) {
-                    free.push(apply(done)?);
-                    *next += 1;
-                }
-                Ok::<(), Error>(())
-            };
+        let mut apply_ready = |pending: &mut BTreeMap<usize, Done<P::Item>>,
+                               free: &mut Vec<Vec<u8>>,
+                               next: &mut usize| {
+            while let Some(done) = pending.remove(next) {
+                free.push(apply(done)?);
+                *next += 1;
+            }
+            Ok::<(), Error>(())
+        };
         let mut sent = 1;
         let result = (|| {
             job_tx.send(first).map_err(|_| worker_gone())?;
@@ -167,7 +170,9 @@ fn parallel<P: LineParser>(
 }
 
 fn worker_gone() -> Error {
-    Error::Unavailable { reason: "a reading thread stopped unexpectedly".into() }
+    Error::Unavailable {
+        reason: "a reading thread stopped unexpectedly".into(),
+    }
 }
 
 /// Parses every line of a block.
@@ -188,17 +193,26 @@ fn parse_block<P: LineParser>(parser: &P, block: Block) -> Done<P::Item> {
         }
         if !line.iter().all(u8::is_ascii_whitespace) {
             let result = match std::str::from_utf8(line) {
-                Ok(text) => {
-                    parser.parse(&mut scratch, text, block.offset + start as u64).map_err(Fail::Bad)
-                }
+                Ok(text) => parser
+                    .parse(&mut scratch, text, block.offset + start as u64)
+                    .map_err(Fail::Bad),
                 Err(_) => Err(Fail::InvalidUtf8),
             };
-            lines.push(Parsed { number, terminated, result });
+            lines.push(Parsed {
+                number,
+                terminated,
+                result,
+            });
         }
         start = next;
         number += 1;
     }
-    Done { index: block.index, lines, line_count: number, bytes: block.bytes }
+    Done {
+        index: block.index,
+        lines,
+        line_count: number,
+        bytes: block.bytes,
+    }
 }
 
 /// Applies a parsed block whose first line is line `base`; returns its buffer for reuse.
@@ -236,7 +250,14 @@ struct BlockReader<'r, R> {
 
 impl<'r, R: Read> BlockReader<'r, R> {
     fn new(reader: &'r mut R, input: &'r Input<'r>) -> Self {
-        BlockReader { reader, input, carry: Vec::new(), offset: 0, index: 0, eof: false }
+        BlockReader {
+            reader,
+            input,
+            carry: Vec::new(),
+            offset: 0,
+            index: 0,
+            eof: false,
+        }
     }
 
     fn at_end(&self) -> bool {
@@ -248,12 +269,12 @@ impl<'r, R: Read> BlockReader<'r, R> {
         buffer.clear();
         buffer.append(&mut self.carry);
         loop {
-            if let Some(last) = memchr::memrchr(b'\n', &buffer) {
-                if buffer.len() >= BLOCK || self.eof {
-                    self.carry.extend_from_slice(&buffer[last + 1..]);
-                    buffer.truncate(last + 1);
-                    return Ok(Some(self.block(buffer, true)));
-                }
+            if let Some(last) = memchr::memrchr(b'\n', &buffer)
+                && (buffer.len() >= BLOCK || self.eof)
+            {
+                self.carry.extend_from_slice(&buffer[last + 1..]);
+                buffer.truncate(last + 1);
+                return Ok(Some(self.block(buffer, true)));
             }
             if self.eof {
                 if buffer.is_empty() {
@@ -266,7 +287,12 @@ impl<'r, R: Read> BlockReader<'r, R> {
     }
 
     fn block(&mut self, bytes: Vec<u8>, terminated: bool) -> Block {
-        let block = Block { index: self.index, offset: self.offset, bytes, terminated };
+        let block = Block {
+            index: self.index,
+            offset: self.offset,
+            bytes,
+            terminated,
+        };
         self.index += 1;
         self.offset += block.bytes.len() as u64;
         block

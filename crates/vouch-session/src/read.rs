@@ -190,6 +190,19 @@ impl LineError {
         }
     }
 
+    /// Returns an error unless `line` holds a JSON object: every line-oriented format is one
+    /// object per line, and serde would otherwise read an array as a struct's fields.
+    pub(crate) fn expect_object(line: &str) -> Result<(), LineError> {
+        if line.trim_start().starts_with('{') {
+            return Ok(());
+        }
+        // A line that is not JSON is reported as such; JSON of another kind is a shape error.
+        serde_json::from_str::<serde::de::IgnoredAny>(line).map_err(|e| LineError::json(&e))?;
+        Err(LineError::shape(
+            "unexpected shape: a line must hold a JSON object",
+        ))
+    }
+
     /// Returns the line error for a JSON error inside the value under `key`.
     pub(crate) fn nested(key: &str, e: &serde_json::Error) -> LineError {
         LineError {
@@ -229,7 +242,10 @@ pub(crate) fn drive(
 ) -> Result<Vec<Diagnostic>, Error> {
     let mut lines = LineReader::new(reader);
     let mut diagnostics = Diagnostics::new(input, options);
-    while let Some(line) = lines.next_line().map_err(|e| Error::io(&input.display, e))? {
+    while let Some(line) = lines
+        .next_line()
+        .map_err(|e| Error::io(&input.display, e))?
+    {
         if line.bytes.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
@@ -257,7 +273,12 @@ pub(crate) struct Diagnostics<'a> {
 impl<'a> Diagnostics<'a> {
     /// Returns an empty list for reading `input` with `options`.
     pub(crate) fn new(input: &'a Input<'a>, options: &ReadOptions) -> Self {
-        Diagnostics { input, strict: options.strict, list: Vec::new(), any: false }
+        Diagnostics {
+            input,
+            strict: options.strict,
+            list: Vec::new(),
+            any: false,
+        }
     }
 
     /// Notes that a non-blank line was read.
@@ -267,12 +288,20 @@ impl<'a> Diagnostics<'a> {
 
     /// Returns the error for a line that is not UTF-8 (and not the torn end of the file).
     pub(crate) fn invalid_utf8(&self, line: u64) -> Error {
-        Error::InvalidUtf8 { path: self.input.display.clone(), line }
+        Error::InvalidUtf8 {
+            path: self.input.display.clone(),
+            line,
+        }
     }
 
     /// Records a line that could not be used; in strict mode a bad line is an error. An
     /// unterminated last line is the torn end of a file still being written: always skipped.
-    pub(crate) fn bad_line(&mut self, line: u64, terminated: bool, e: LineError) -> Result<(), Error> {
+    pub(crate) fn bad_line(
+        &mut self,
+        line: u64,
+        terminated: bool,
+        e: LineError,
+    ) -> Result<(), Error> {
         let torn = !terminated;
         let diagnostic = Diagnostic {
             path: Some(self.input.display.clone()),
@@ -286,7 +315,11 @@ impl<'a> Diagnostics<'a> {
             } else {
                 e.reason
             },
-            kind: if torn { DiagnosticKind::TornLastLine } else { DiagnosticKind::BadLine },
+            kind: if torn {
+                DiagnosticKind::TornLastLine
+            } else {
+                DiagnosticKind::BadLine
+            },
         };
         if self.strict && !torn {
             return Err(Error::Bad(diagnostic));
@@ -300,7 +333,9 @@ impl<'a> Diagnostics<'a> {
         if self.any {
             Ok(self.list)
         } else {
-            Err(Error::Empty { path: self.input.display.clone() })
+            Err(Error::Empty {
+                path: self.input.display.clone(),
+            })
         }
     }
 }

@@ -117,7 +117,10 @@ impl Args {
     /// Returns arguments held as JSON text; text that is not JSON is held as a JSON string.
     pub fn from_json(json: &str) -> Args {
         if serde_json::from_str::<serde::de::IgnoredAny>(json).is_ok() {
-            Args { json: json.into(), parsed: OnceLock::new() }
+            Args {
+                json: json.into(),
+                parsed: OnceLock::new(),
+            }
         } else {
             Args::from_value(Value::String(json.to_owned()))
         }
@@ -125,17 +128,24 @@ impl Args {
 
     /// Returns arguments held as the text of an already validated raw JSON value.
     pub fn from_raw(raw: &serde_json::value::RawValue) -> Args {
-        Args { json: raw.get().into(), parsed: OnceLock::new() }
+        Args {
+            json: raw.get().into(),
+            parsed: OnceLock::new(),
+        }
     }
 
     /// Returns arguments holding `value`.
     pub fn from_value(value: Value) -> Args {
-        Args { json: value.to_string().into(), parsed: OnceLock::from(Box::new(value)) }
+        Args {
+            json: value.to_string().into(),
+            parsed: OnceLock::from(Box::new(value)),
+        }
     }
 
     /// Returns the arguments as a JSON value, parsing them on first use.
     pub fn value(&self) -> &Value {
-        self.parsed.get_or_init(|| Box::new(serde_json::from_str(&self.json).unwrap_or(Value::Null)))
+        self.parsed
+            .get_or_init(|| Box::new(serde_json::from_str(&self.json).unwrap_or(Value::Null)))
     }
 
     /// Returns the argument `key` of an object.

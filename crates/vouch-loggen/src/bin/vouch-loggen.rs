@@ -7,26 +7,24 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let number = |i: usize, default: usize| args.get(i).and_then(|s| s.parse().ok()).unwrap_or(default);
-    match args.first().map(String::as_str) {
-        Some("claude") => {
-            let spec = vouch_loggen::ClaudeLog {
-                tool_calls: number(1, 100_000),
-                result_bytes: number(2, 2048),
-                ..Default::default()
-            };
-            let mut out = BufWriter::new(std::io::stdout().lock());
-            match spec.write(&mut out).and_then(|()| out.flush()) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("error: failed to write the log: {e}");
-                    ExitCode::from(2)
-                }
+    let number =
+        |i: usize, default: usize| args.get(i).and_then(|s| s.parse().ok()).unwrap_or(default);
+    if let Some("claude") = args.first().map(String::as_str) {
+        let spec = vouch_loggen::ClaudeLog {
+            tool_calls: number(1, 100_000),
+            result_bytes: number(2, 2048),
+            ..Default::default()
+        };
+        let mut out = BufWriter::new(std::io::stdout().lock());
+        match spec.write(&mut out).and_then(|()| out.flush()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: failed to write the log: {e}");
+                ExitCode::from(2)
             }
         }
-        _ => {
-            eprintln!("usage: vouch-loggen claude [TOOL_CALLS] [RESULT_BYTES] > session.jsonl");
-            ExitCode::from(2)
-        }
+    } else {
+        eprintln!("usage: vouch-loggen claude [TOOL_CALLS] [RESULT_BYTES] > session.jsonl");
+        ExitCode::from(2)
     }
 }

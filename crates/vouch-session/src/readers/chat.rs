@@ -156,15 +156,32 @@ pub(crate) fn read(
     })
 }
 
-/// Returns true when the document is an object with a `messages` array at the top.
-fn is_wrapped(all: &[u8]) -> bool {
-    #[derive(Deserialize)]
-    struct Wrapper {
-        #[serde(default)]
-        messages: Option<de::IgnoredAny>,
+/// Returns true when `text` starts an object with a `messages` key at the top, whether or not
+/// the text holds the whole document.
+pub(crate) fn is_wrapped(text: &[u8]) -> bool {
+    struct Finder<'f>(&'f mut bool);
+    impl<'de> Visitor<'de> for Finder<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                if key == "messages" {
+                    *self.0 = true;
+                    return Ok(());
+                }
+                map.next_value::<de::IgnoredAny>()?;
+            }
+            Ok(())
+        }
     }
-    let mut de = serde_json::Deserializer::from_slice(all);
-    Wrapper::deserialize(&mut de).is_ok_and(|w| w.messages.is_some())
+    let mut found = false;
+    let mut de = serde_json::Deserializer::from_slice(text);
+    // The text may be cut short, or stop being read at `messages`: the error that follows
+    // says nothing about the key.
+    let _ = de.deserialize_map(Finder(&mut found));
+    found
 }
 
 struct ChatLog {
@@ -174,6 +191,7 @@ struct ChatLog {
 
 impl LineSink for ChatLog {
     fn line(&mut self, text: &str, number: u64, _offset: u64) -> Result<(), LineError> {
+        LineError::expect_object(text)?;
         let message: ChatMessage<'_> = serde_json::from_str(text)?;
         self.message(&message, number)
     }

@@ -51,7 +51,11 @@ pub(crate) fn read(
     let (mut parsed, mut diagnostics) = read_log(reader, input, options)?;
     if let (Some(path), false) = (input.path, options.no_subagents) {
         for file in subagent_files(path) {
-            let file_input = Input { path: Some(&file), display: file.clone(), spill: input.spill };
+            let file_input = Input {
+                path: Some(&file),
+                display: file.clone(),
+                spill: input.spill,
+            };
             let reader = std::fs::File::open(&file).map_err(|e| Error::io(&file, e))?;
             let (mut sub, d) = match read_log(reader, &file_input, options) {
                 Ok(read) => read,
@@ -153,7 +157,11 @@ struct Record<'a> {
 /// What a record holds under `message`: an Anthropic Messages API message, or, in a record
 /// type this reader does not know, anything else.
 enum Message<'a> {
-    Api { id: Option<Cow<'a, str>>, model: Option<Cow<'a, str>>, content: Content<'a> },
+    Api {
+        id: Option<Cow<'a, str>>,
+        model: Option<Cow<'a, str>>,
+        content: Content<'a>,
+    },
     NotAnObject,
 }
 
@@ -385,13 +393,22 @@ enum Place {
     /// The subagent of a `stream-json` `parent_tool_use_id`.
     Call(String),
     /// A sidechain record inline in an older log.
-    Sidechain { uuid: Option<String>, parent: Option<String>, agent_id: Option<String> },
+    Sidechain {
+        uuid: Option<String>,
+        parent: Option<String>,
+        agent_id: Option<String>,
+    },
 }
 
 enum Body {
     Nothing,
     /// The content of a message: its items with their merge keys.
-    Message { role: Role, message: Option<u64>, items: Items, link: Option<(String, String)> },
+    Message {
+        role: Role,
+        message: Option<u64>,
+        items: Items,
+        link: Option<(String, String)>,
+    },
     /// An `agent_progress` record's `(agent id, call id)`.
     Link(String, String),
 }
@@ -427,7 +444,8 @@ impl Items {
 
 impl IntoIterator for Items {
     type Item = (u64, Item);
-    type IntoIter = std::iter::Chain<std::option::IntoIter<(u64, Item)>, std::vec::IntoIter<(u64, Item)>>;
+    type IntoIter =
+        std::iter::Chain<std::option::IntoIter<(u64, Item)>, std::vec::IntoIter<(u64, Item)>>;
 
     fn into_iter(self) -> Self::IntoIter {
         match self {
@@ -443,13 +461,16 @@ impl LineParser for ClaudeParser<'_> {
     type Scratch = Scratch;
 
     fn parse(&self, scratch: &mut Scratch, text: &str, offset: u64) -> Result<Line, LineError> {
+        LineError::expect_object(text)?;
         let rec: Record<'_> = serde_json::from_str(text)?;
         let owned = |s: &Option<Cow<'_, str>>| s.as_deref().map(str::to_owned);
         let mut line = Line {
             meta: None,
             model: None,
             timestamp: None,
-            place: Place::Main { sidechain: rec.is_sidechain },
+            place: Place::Main {
+                sidechain: rec.is_sidechain,
+            },
             body: Body::Nothing,
         };
         if !scratch.meta && (rec.session_id.is_some() || rec.cwd.is_some()) {
@@ -464,13 +485,16 @@ impl LineParser for ClaudeParser<'_> {
             Some(kind @ ("user" | "assistant")) => {
                 let Some(Message::Api { id, model, content }) = &rec.message else {
                     return Err(LineError::shape(match rec.message {
-                        None => format!("a `{kind}` record without `message`"),
-                        Some(_) => format!("`message` of a `{kind}` record is not an object"),
+                        None => format!("`message` is missing (record type `{kind}`)"),
+                        Some(_) => format!("`message` is not an object (record type `{kind}`)"),
                     }));
                 };
                 let assistant = kind == "assistant";
                 if assistant && !scratch.model {
-                    line.model = model.as_deref().filter(|m| !m.starts_with('<')).map(str::to_owned);
+                    line.model = model
+                        .as_deref()
+                        .filter(|m| !m.starts_with('<'))
+                        .map(str::to_owned);
                     scratch.model = line.model.is_some();
                 }
                 line.timestamp = common::timestamp(rec.timestamp.as_deref());
@@ -483,7 +507,9 @@ impl LineParser for ClaudeParser<'_> {
                         agent_id: owned(&rec.agent_id),
                     }
                 } else {
-                    Place::Main { sidechain: rec.is_sidechain }
+                    Place::Main {
+                        sidechain: rec.is_sidechain,
+                    }
                 };
                 line.body = self.message(assistant, &rec, id.as_deref(), content, text, offset)?;
             }
@@ -524,23 +550,32 @@ impl ClaudeParser<'_> {
         } else {
             Role::User
         };
-        let message = message_id.filter(|_| assistant).map(|id| hash(id.as_bytes()));
+        let message = message_id
+            .filter(|_| assistant)
+            .map(|id| hash(id.as_bytes()));
         let mut items = Items::None;
         let mut link = None;
         match content {
             Content::Missing => {}
             Content::Text(text) => items.push(0, Item::Text(text.to_string())),
             Content::Invalid => {
-                return Err(LineError::shape("`message.content` must be a string or an array of blocks"));
+                return Err(LineError::shape(
+                    "`message.content` must be a string or an array of blocks",
+                ));
             }
             Content::Blocks(blocks) => {
-                let results = blocks.iter().filter(|b| b.kind.ends_with("tool_result")).count();
+                let results = blocks
+                    .iter()
+                    .filter(|b| b.kind.ends_with("tool_result"))
+                    .count();
                 for block in blocks {
                     let kind = &*block.kind;
                     let key = || {
                         let mut h = hash(kind.as_bytes());
-                        h ^= hash(block.id.as_deref().unwrap_or_default().as_bytes()).rotate_left(1);
-                        h ^ hash(block.text.as_deref().unwrap_or_default().as_bytes()).rotate_left(2)
+                        h ^=
+                            hash(block.id.as_deref().unwrap_or_default().as_bytes()).rotate_left(1);
+                        h ^ hash(block.text.as_deref().unwrap_or_default().as_bytes())
+                            .rotate_left(2)
                     };
                     if kind == "text" {
                         let text = block.text.as_deref().unwrap_or_default().to_owned();
@@ -578,7 +613,11 @@ impl ClaudeParser<'_> {
                         {
                             link = Some((agent.to_owned(), call_id.to_owned()));
                         }
-                        let result = ToolResult { call_id: call_id.to_owned(), output, outcome };
+                        let result = ToolResult {
+                            call_id: call_id.to_owned(),
+                            output,
+                            outcome,
+                        };
                         items.push(key(), Item::Result(result));
                     }
                     // Thinking, images, documents and unknown block types carry nothing vouch
@@ -586,7 +625,12 @@ impl ClaudeParser<'_> {
                 }
             }
         }
-        Ok(Body::Message { role, message, items, link })
+        Ok(Body::Message {
+            role,
+            message,
+            items,
+            link,
+        })
     }
 }
 
@@ -657,7 +701,12 @@ impl ClaudeLog {
                     self.links.push((agent, call));
                 }
             }
-            Body::Message { role, message, items, link } => {
+            Body::Message {
+                role,
+                message,
+                items,
+                link,
+            } => {
                 let group = self.group_for(line.place);
                 let ts = line.timestamp;
                 for (key, item) in items {
@@ -671,8 +720,12 @@ impl ClaudeLog {
                         None => &mut self.main,
                     };
                     match item {
-                        Item::Text(text) => events.message(Actor::new(role), ts, Some(number), text),
-                        Item::Call(call) => events.call(Actor::new(Role::Assistant), ts, Some(number), call),
+                        Item::Text(text) => {
+                            events.message(Actor::new(role), ts, Some(number), text)
+                        }
+                        Item::Call(call) => {
+                            events.call(Actor::new(Role::Assistant), ts, Some(number), call)
+                        }
                         Item::Result(result) => {
                             events.result(Actor::new(Role::Tool), ts, Some(number), result);
                         }
@@ -701,14 +754,29 @@ impl ClaudeLog {
                 let next = self.groups.len();
                 let i = *self.group_of_call.entry(call.clone()).or_insert(next);
                 if i == next {
-                    self.groups.push(Group { spawned_by: Some(call), ..Group::default() });
+                    self.groups.push(Group {
+                        spawned_by: Some(call),
+                        ..Group::default()
+                    });
                 }
                 Some(i)
             }
-            Place::Sidechain { uuid, parent, agent_id } => {
-                let parent = parent.as_deref().and_then(|p| self.group_of_uuid.get(p)).copied();
+            Place::Sidechain {
+                uuid,
+                parent,
+                agent_id,
+            } => {
+                let parent = parent
+                    .as_deref()
+                    .and_then(|p| self.group_of_uuid.get(p))
+                    .copied();
                 let i = parent.unwrap_or_else(|| {
-                    self.groups.push(Group { agent_id, ..Group::default() });
+                    // A sidechain without an agent id is named after its first record.
+                    let agent_id = agent_id.or_else(|| uuid.clone());
+                    self.groups.push(Group {
+                        agent_id,
+                        ..Group::default()
+                    });
                     self.groups.len() - 1
                 });
                 if let Some(uuid) = uuid {
@@ -723,7 +791,11 @@ impl ClaudeLog {
     fn finish(self, input: &Input<'_>) -> Parsed {
         let source = input.source(Format::ClaudeCode);
         let session = Session {
-            id: self.agent_id.clone().or(self.session_id.clone()).unwrap_or_default(),
+            id: self
+                .agent_id
+                .clone()
+                .or(self.session_id.clone())
+                .unwrap_or_default(),
             agent: Agent::ClaudeCode,
             cwd: self.cwd.clone(),
             model: self.model.clone(),
@@ -735,7 +807,10 @@ impl ClaudeLog {
             .groups
             .into_iter()
             .map(|g| Session {
-                id: g.agent_id.or_else(|| g.spawned_by.clone()).unwrap_or_default(),
+                id: g
+                    .agent_id
+                    .or_else(|| g.spawned_by.clone())
+                    .unwrap_or_default(),
                 agent: Agent::ClaudeCode,
                 spawned_by: g.spawned_by,
                 cwd: self.cwd.clone(),
@@ -744,7 +819,11 @@ impl ClaudeLog {
                 ..Session::default()
             })
             .collect();
-        Parsed { session, subagents, links: self.links }
+        Parsed {
+            session,
+            subagents,
+            links: self.links,
+        }
     }
 }
 

@@ -250,6 +250,7 @@ struct CodexLog<'i> {
 
 impl LineSink for CodexLog<'_> {
     fn line(&mut self, text: &str, number: u64, offset: u64) -> Result<(), LineError> {
+        LineError::expect_object(text)?;
         let rec: Record<'_> = serde_json::from_str(text)?;
         let ts = common::timestamp(rec.timestamp.as_deref());
         let at = At {

@@ -132,7 +132,9 @@ pub(crate) fn output(
     line_offset: u64,
     raw: Option<&RawValue>,
 ) -> Result<Output, serde_json::Error> {
-    let Some(raw) = raw else { return Ok(Output::default()) };
+    let Some(raw) = raw else {
+        return Ok(Output::default());
+    };
     let span = if input.spill {
         span_within(line, line_offset, raw, Encoding::ContentBlocks)
     } else {

@@ -47,7 +47,7 @@ const CLAUDE_TYPES: &[&str] = &[
 pub(crate) fn detect(prefix: &[u8], path: &Path) -> Result<Format, Error> {
     let text = String::from_utf8_lossy(prefix);
     let first = text.trim_start().chars().next();
-    if first == Some('[') {
+    if first == Some('[') || (first == Some('{') && super::chat::is_wrapped(prefix)) {
         return Ok(Format::Chat);
     }
     let mut seen = 0;
@@ -159,7 +159,10 @@ mod tests {
         );
         assert_eq!(d(r#"{"role":"user","content":"hi"}"#), Some(Format::Chat));
         assert_eq!(d(r#"  [{"role":"user"}]"#), Some(Format::Chat));
-        assert_eq!(d(r#"{"messages":[{"role":"user","content":"x"}]}"#), Some(Format::Chat));
+        assert_eq!(
+            d(r#"{"messages":[{"role":"user","content":"x"}]}"#),
+            Some(Format::Chat)
+        );
         assert_eq!(d(r#"{"hello":"world"}"#), None);
         assert_eq!(d("not json"), None);
     }

@@ -122,6 +122,7 @@ impl LineSink for VouchLog<'_> {
         if line.starts_with("{\"vouch\"") {
             return self.header(line);
         }
+        LineError::expect_object(line)?;
         let e: EventLine<'_, &RawValue, &RawValue> = serde_json::from_str(line)?;
         let Some(session) = self.sessions.last_mut() else {
             return Err(LineError::shape("an event before the first session header"));
@@ -141,7 +142,8 @@ impl LineSink for VouchLog<'_> {
                     Some(raw) => {
                         let span = span_within(line, offset, raw, Encoding::JsonString)
                             .filter(|_| self.input.spill);
-                        Output::from_json(raw, span).map_err(|err| LineError::nested("output", &err))?
+                        Output::from_json(raw, span)
+                            .map_err(|err| LineError::nested("output", &err))?
                     }
                     None => Output::default(),
                 };

@@ -1,0 +1,67 @@
+//! Input that cannot be read at all: each is one clear error, never a panic.
+
+use vouch_session::{Error, Format, ReadOptions, read_path};
+
+use crate::support::fixture;
+
+fn error_for(bytes: &[u8]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("log.jsonl");
+    std::fs::write(&path, bytes).unwrap();
+    let err = read_path(&path, &ReadOptions::default()).unwrap_err();
+    err.to_string()
+        .replace(&*dir.path().to_string_lossy(), "<dir>")
+}
+
+#[test]
+fn unreadable_inputs_each_get_one_line() {
+    let missing = read_path(&fixture("no/such.jsonl"), &ReadOptions::default()).unwrap_err();
+    assert!(matches!(missing, Error::NotFound { .. }));
+    let dir = read_path(&fixture("claude"), &ReadOptions::default()).unwrap_err();
+    assert!(matches!(dir, Error::IsDirectory { .. }));
+    insta::assert_snapshot!(error_for(b""), @"failed to read `<dir>/log.jsonl`: the file is empty");
+    insta::assert_snapshot!(error_for(b"\n \n\t\n"), @"failed to read `<dir>/log.jsonl`: the file is empty");
+    insta::assert_snapshot!(error_for(b"\x7fELF\x02\x01\x01\x00\x00\x00"), @"failed to read `<dir>/log.jsonl`: it is a binary file, not a text log");
+    insta::assert_snapshot!(error_for(b"{\"role\":\"user\",\"content\":\"ok\"}\n{\"role\":\"user\",\"content\":\"caf\xe9\"}\n"), @"failed to read `<dir>/log.jsonl`: line 2 is not valid UTF-8");
+    insta::assert_snapshot!(error_for(b"hello world\n"), @"failed to read `<dir>/log.jsonl`: no line looks like a Claude Code, Codex, chat-message or vouch log (hint: force a format with --log-format)");
+}
+
+#[test]
+fn strict_mode_stops_at_the_first_bad_line() {
+    let strict = ReadOptions {
+        strict: true,
+        ..ReadOptions::default()
+    };
+    let err = read_path(&fixture("claude/bad-lines.jsonl"), &strict).unwrap_err();
+    let Error::Bad(d) = err else {
+        panic!("expected a bad line, got {err}")
+    };
+    assert_eq!((d.line, d.column), (3, Some(2)));
+    assert_eq!(d.reason, "not JSON: expected ident");
+}
+
+#[test]
+fn a_forced_format_skips_detection() {
+    let options = ReadOptions {
+        format: Some(Format::Chat),
+        ..ReadOptions::default()
+    };
+    let report = read_path(&fixture("claude/crlf.jsonl"), &options).unwrap();
+    assert_eq!(
+        report.bad_lines(),
+        3,
+        "Claude records are not chat messages"
+    );
+}
+
+#[test]
+fn arbitrary_bytes_never_panic() {
+    use proptest::prelude::*;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fuzz.jsonl");
+    proptest!(ProptestConfig::with_cases(200), |(bytes in proptest::collection::vec(any::<u8>(), 0..400), format in 0usize..5)| {
+        std::fs::write(&path, &bytes).unwrap();
+        let format = [None, Some(Format::ClaudeCode), Some(Format::Codex), Some(Format::Chat), Some(Format::Vouch)][format];
+        let _ = read_path(&path, &ReadOptions { format, ..ReadOptions::default() });
+    });
+}

@@ -1,0 +1,11 @@
+//! Integration tests of vouch-session: every reader on fixtures written for it, bad input,
+//! and the round trip through vouch's own format.
+
+#![allow(clippy::unwrap_used, reason = "tests fail loudly")]
+
+mod chat;
+mod claude_code;
+mod codex;
+mod errors;
+mod roundtrip;
+mod support;
