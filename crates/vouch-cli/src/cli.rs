@@ -27,13 +27,14 @@ pub(crate) struct Cli {
     #[command(subcommand)]
     command: Command,
 
-    /// When to colour output
+    /// When to colour output: auto (on a terminal, unless NO_COLOR is set), always, never
     #[arg(
         long,
         global = true,
         value_enum,
         default_value = "auto",
-        value_name = "WHEN"
+        value_name = "WHEN",
+        hide_possible_values = true
     )]
     color: ColorWhen,
 
@@ -88,6 +89,10 @@ fn init_logging(verbose: u8) {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(
+            std::io::IsTerminal::is_terminal(&std::io::stderr())
+                && std::env::var_os("NO_COLOR").is_none(),
+        )
         .without_time()
         .try_init();
 }

@@ -3,7 +3,8 @@
 
 use std::io::{self, Read};
 
-/// Bytes read at a time.
+/// Bytes read at a time: small logs start small, large ones grow to the larger block.
+const FIRST_BLOCK: usize = 16 << 10;
 const BLOCK: usize = 1 << 20;
 
 /// One line of a log, without its line ending.
@@ -96,8 +97,9 @@ impl<R: Read> LineReader<R> {
             self.end -= self.start;
             self.start = 0;
         }
-        if self.buf.len() < self.end + BLOCK {
-            self.buf.resize(self.end + BLOCK, 0);
+        let block = (self.buf.len() * 2).clamp(FIRST_BLOCK, BLOCK);
+        if self.buf.len() < self.end + block {
+            self.buf.resize(self.end + block, 0);
         }
         loop {
             match self.inner.read(&mut self.buf[self.end..]) {

@@ -14,8 +14,10 @@ use std::sync::mpsc;
 use crate::error::{Diagnostic, Error};
 use crate::read::{Diagnostics, Input, LineError, ReadOptions};
 
-/// Bytes read per block (a longer line makes a longer block).
-const BLOCK: usize = 2048 << 10;
+/// Bytes read per block (a longer line makes a longer block). The first block is small, so
+/// that small logs cost small buffers.
+const FIRST_BLOCK: usize = 16 << 10;
+const BLOCK: usize = 1 << 20;
 
 /// A format whose lines parse independently of each other.
 pub(crate) trait LineParser: Sync {
@@ -89,6 +91,7 @@ pub(crate) fn drive_parallel<P: LineParser>(
         .map_or(1, usize::from)
         .min(8);
     if first.terminated && !blocks.at_end() && workers > 1 {
+        tracing::debug!(workers, "parsing blocks in parallel");
         parallel(first, &mut blocks, parser, workers, &mut |done| {
             apply_block(done, &mut diagnostics)
         })?;
@@ -246,6 +249,8 @@ struct BlockReader<'r, R> {
     offset: u64,
     index: usize,
     eof: bool,
+    /// Bytes to read next; doubles up to [`BLOCK`].
+    block: usize,
 }
 
 impl<'r, R: Read> BlockReader<'r, R> {
@@ -257,6 +262,7 @@ impl<'r, R: Read> BlockReader<'r, R> {
             offset: 0,
             index: 0,
             eof: false,
+            block: FIRST_BLOCK,
         }
     }
 
@@ -300,9 +306,11 @@ impl<'r, R: Read> BlockReader<'r, R> {
 
     /// Reads up to one block more onto the end of `buffer`.
     fn fill(&mut self, buffer: &mut Vec<u8>) -> Result<(), Error> {
-        buffer.reserve_exact(BLOCK);
+        let block = self.block;
+        self.block = (block * 2).min(BLOCK);
+        buffer.reserve_exact(block);
         loop {
-            match self.reader.by_ref().take(BLOCK as u64).read_to_end(buffer) {
+            match self.reader.by_ref().take(block as u64).read_to_end(buffer) {
                 Ok(0) => {
                     self.eof = true;
                     return Ok(());

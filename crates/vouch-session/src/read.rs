@@ -69,6 +69,7 @@ pub fn read_path(path: &Path, options: &ReadOptions) -> Result<ReadReport, Error
         Some(format) => format,
         None => detect::detect(&prefix, path)?,
     };
+    tracing::debug!(path = %path.display(), %format, "reading session log");
     file.seek(SeekFrom::Start(0))
         .map_err(|e| Error::io(path, e))?;
     let input = Input {

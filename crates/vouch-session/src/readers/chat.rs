@@ -117,10 +117,7 @@ pub(crate) fn read(
         }
     }
     let reader = std::io::Cursor::new(prefix).chain(reader);
-    let mut log = ChatLog {
-        events: Events::default(),
-        name: None,
-    };
+    let mut log = ChatLog { events: Events::default() };
     let diagnostics = match first {
         Some(b'[') => read_document(reader, input, options, &mut log, false)?,
         Some(b'{') => {
@@ -145,7 +142,6 @@ pub(crate) fn read(
     };
     let session = Session {
         agent: Agent::Orchestrator,
-        name: log.name,
         source: Some(input.source(Format::Chat)),
         events: log.events.events,
         ..Session::default()
@@ -186,7 +182,6 @@ pub(crate) fn is_wrapped(text: &[u8]) -> bool {
 
 struct ChatLog {
     events: Events,
-    name: Option<String>,
 }
 
 impl LineSink for ChatLog {
@@ -209,9 +204,6 @@ impl ChatLog {
         let name = m.name.as_deref().map(str::to_owned);
         match &*m.role {
             "assistant" => {
-                if self.name.is_none() {
-                    self.name.clone_from(&name);
-                }
                 let actor = Actor {
                     role: Role::Assistant,
                     name,

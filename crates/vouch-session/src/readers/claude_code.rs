@@ -51,6 +51,7 @@ pub(crate) fn read(
     let (mut parsed, mut diagnostics) = read_log(reader, input, options)?;
     if let (Some(path), false) = (input.path, options.no_subagents) {
         for file in subagent_files(path) {
+            tracing::debug!(path = %file.display(), "reading subagent log");
             let file_input = Input {
                 path: Some(&file),
                 display: file.clone(),

@@ -78,6 +78,7 @@ fn read_nested(
             .filter(|f| !visited.contains(f));
         let mut sub = match file {
             Some(file) => {
+                tracing::debug!(path = %file.display(), thread = %thread_id, "reading spawned agent's rollout");
                 let sub_input = Input {
                     path: Some(&file),
                     display: file.clone(),

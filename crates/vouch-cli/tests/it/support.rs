@@ -1,0 +1,37 @@
+//! Running the built binary on the repository's fixtures.
+
+use std::path::PathBuf;
+use std::process::Output;
+
+/// Returns the folder of the session fixtures, which commands run in.
+pub(crate) fn fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../vouch-session/tests/fixtures")
+}
+
+/// Runs `vouch` with `args` in the fixtures folder.
+pub(crate) fn vouch(args: &[&str]) -> Output {
+    vouch_with_stdin(args, &[])
+}
+
+/// Runs `vouch` with `args` and `stdin` in the fixtures folder.
+pub(crate) fn vouch_with_stdin(args: &[&str], stdin: &[u8]) -> Output {
+    assert_cmd::Command::cargo_bin("vouch")
+        .unwrap()
+        .current_dir(fixtures())
+        .env_remove("VOUCH_LOG")
+        .env("NO_COLOR", "1")
+        .args(args)
+        .write_stdin(stdin.to_vec())
+        .output()
+        .unwrap()
+}
+
+/// Returns stdout, stderr and the exit code as one text for snapshots.
+pub(crate) fn render(out: &Output) -> String {
+    format!(
+        "exit: {}\n----- stdout -----\n{}----- stderr -----\n{}",
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Runs one fuzz target for a while, seeded with the readers' test fixtures.
+# Usage: fuzz/run.sh TARGET [SECONDS]   (targets: claude_code codex chat vouch_jsonl detect)
+# Needs cargo-fuzz (`cargo install cargo-fuzz`); RUSTC_BOOTSTRAP=1 lets it run on stable.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+target=${1:?usage: fuzz/run.sh TARGET [SECONDS]}
+seconds=${2:-600}
+fixtures=crates/vouch-session/tests/fixtures
+case "$target" in
+  claude_code) seeds="$fixtures/claude $fixtures/claude/nested" ;;
+  codex) seeds="$fixtures/codex $fixtures/codex/spawn" ;;
+  chat) seeds="$fixtures/chat" ;;
+  vouch_jsonl|detect) seeds="$fixtures/claude $fixtures/codex $fixtures/chat" ;;
+  *) echo "unknown target: $target" >&2; exit 2 ;;
+esac
+mkdir -p "fuzz/corpus/$target"
+# shellcheck disable=SC2086
+# vouch forbids unsafe code, so the fuzzers hunt panics, not memory errors: no sanitizer.
+RUSTC_BOOTSTRAP=1 cargo fuzz run --sanitizer none "$target" "fuzz/corpus/$target" $seeds -- \
+  -max_total_time="$seconds" -max_len=65536 -print_final_stats=1
