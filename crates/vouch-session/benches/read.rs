@@ -1,1 +1,50 @@
-fn main() {}
+//! Reading generated Claude Code logs into a `Session`, results included.
+//!
+//! The input is written at start-up by `vouch-loggen` (deterministic): N tool calls, each
+//! followed by a ~2 KB tool result. `VOUCH_BENCH_CALLS` sets the largest N (default 100,000,
+//! about 390 MB on disk). Run: `cargo bench -p vouch-session --bench read`.
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use vouch_session::{ReadOptions, read_path};
+
+fn main() {
+    divan::main();
+}
+
+/// Returns the path of a generated log of `calls` tool calls, writing it on first use.
+fn log(calls: usize) -> PathBuf {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    let dir = DIR.get_or_init(|| tempfile::tempdir().expect("a temporary folder"));
+    let path = dir.path().join(format!("claude-{calls}.jsonl"));
+    if !path.exists() {
+        let file = std::fs::File::create(&path).expect("a temporary file");
+        let mut out = std::io::BufWriter::new(file);
+        vouch_loggen::ClaudeLog { tool_calls: calls, ..Default::default() }
+            .write(&mut out)
+            .expect("the generated log");
+        std::io::Write::flush(&mut out).expect("the generated log");
+    }
+    path
+}
+
+fn largest() -> usize {
+    std::env::var("VOUCH_BENCH_CALLS").ok().and_then(|n| n.parse().ok()).unwrap_or(100_000)
+}
+
+#[divan::bench(args = [1_000, 10_000])]
+fn claude_code(bencher: divan::Bencher<'_, '_>, calls: usize) {
+    let path = log(calls);
+    bencher.bench(|| read_path(&path, &ReadOptions::default()).expect("a readable log"));
+}
+
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn claude_code_largest(bencher: divan::Bencher<'_, '_>) {
+    let path = log(largest());
+    bencher.bench(|| {
+        let report = read_path(&path, &ReadOptions::default()).expect("a readable log");
+        assert_eq!(report.session.tool_results().count(), largest());
+        report
+    });
+}

@@ -1,6 +1,6 @@
 //! Writes a generated agent log to a file or stdout, for side-by-side timings.
 //!
-//! Usage: `vouch-loggen claude [TOOL_CALLS] [RESULT_BYTES] > session.jsonl`
+//! Usage: `cargo run --release -p vouch-loggen --example gen-log -- claude [TOOL_CALLS] [RESULT_BYTES] > session.jsonl`
 
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
@@ -24,7 +24,7 @@ fn main() -> ExitCode {
             }
         }
     } else {
-        eprintln!("usage: vouch-loggen claude [TOOL_CALLS] [RESULT_BYTES] > session.jsonl");
+        eprintln!("usage: gen-log claude [TOOL_CALLS] [RESULT_BYTES] > session.jsonl");
         ExitCode::from(2)
     }
 }
