@@ -1,16 +1,6 @@
-//! Reads arbitrary bytes as a ClaudeCode log: it may fail, it must not panic.
+//! Fuzzes the ClaudeCode reader.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use vouch_session::{Format, ReadOptions, read_from};
+mod common;
 
-fuzz_target!(|data: &[u8]| {
-    for strict in [false, true] {
-        let options = ReadOptions { format: Some(Format::ClaudeCode), strict, no_subagents: true };
-        if let Ok(report) = read_from(data, "fuzz", &options) {
-            // Everything read must also write and count without panicking.
-            let _ = vouch_session::SessionStats::of(&report.session);
-            let _ = vouch_session::write_jsonl(&report.session, &mut Vec::new());
-        }
-    }
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| common::read_as(data, vouch_session::Format::ClaudeCode));

@@ -21,16 +21,22 @@ fn log(calls: usize) -> PathBuf {
     if !path.exists() {
         let file = std::fs::File::create(&path).expect("a temporary file");
         let mut out = std::io::BufWriter::new(file);
-        vouch_loggen::ClaudeLog { tool_calls: calls, ..Default::default() }
-            .write(&mut out)
-            .expect("the generated log");
+        vouch_loggen::ClaudeLog {
+            tool_calls: calls,
+            ..Default::default()
+        }
+        .write(&mut out)
+        .expect("the generated log");
         std::io::Write::flush(&mut out).expect("the generated log");
     }
     path
 }
 
 fn largest() -> usize {
-    std::env::var("VOUCH_BENCH_CALLS").ok().and_then(|n| n.parse().ok()).unwrap_or(100_000)
+    std::env::var("VOUCH_BENCH_CALLS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(100_000)
 }
 
 #[divan::bench(args = [1_000, 10_000])]

@@ -50,18 +50,12 @@ impl ToolKind {
         ToolKind::Other,
     ];
 
-    /// Returns the canonical name shown in messages (`shell_run`, `write_file`, ...).
+    /// Returns the canonical name shown in messages to agents (`shell_run`, `write_file`,
+    /// ...): the validator spec's tool names.
     pub fn canonical_name(self) -> &'static str {
         match self {
             ToolKind::Shell => "shell_run",
-            ToolKind::WriteFile => "write_file",
-            ToolKind::PatchFile => "patch_file",
-            ToolKind::ReadFile => "read_file",
-            ToolKind::GitCommit => "git_commit",
-            ToolKind::Subagent => "subagent",
-            ToolKind::Search => "search",
-            ToolKind::Web => "web",
-            ToolKind::Other => "other",
+            other => other.as_str(),
         }
     }
 

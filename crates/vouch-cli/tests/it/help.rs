@@ -21,7 +21,10 @@ fn session_show_help() {
 fn version() {
     let out = vouch(&["--version"]);
     assert!(out.status.success());
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), format!("vouch {}\n", env!("CARGO_PKG_VERSION")));
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        format!("vouch {}\n", env!("CARGO_PKG_VERSION"))
+    );
 }
 
 #[test]

@@ -16,7 +16,13 @@ fn show_marks_every_outcome() {
 
 #[test]
 fn show_json_is_the_normalized_session() {
-    let out = vouch(&["session", "show", "--format", "json", "codex/exec-end.jsonl"]);
+    let out = vouch(&[
+        "session",
+        "show",
+        "--format",
+        "json",
+        "codex/exec-end.jsonl",
+    ]);
     assert_eq!(out.status.code(), Some(0));
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["id"], "cx-1");
@@ -28,10 +34,24 @@ fn show_json_is_the_normalized_session() {
 
 #[test]
 fn jsonl_output_reads_back_from_stdin() {
-    let first = vouch(&["session", "show", "--format", "jsonl", "claude/nested/n-1.jsonl"]);
+    let first = vouch(&[
+        "session",
+        "show",
+        "--format",
+        "jsonl",
+        "claude/nested/n-1.jsonl",
+    ]);
     assert_eq!(first.status.code(), Some(0));
-    let again = vouch_with_stdin(&["session", "show", "--format", "jsonl", "-"], &first.stdout);
-    assert_eq!(again.status.code(), Some(0), "{}", String::from_utf8_lossy(&again.stderr));
+    let again = vouch_with_stdin(
+        &["session", "show", "--format", "jsonl", "-"],
+        &first.stdout,
+    );
+    assert_eq!(
+        again.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
     assert_eq!(first.stdout, again.stdout);
 }
 
@@ -39,7 +59,13 @@ fn jsonl_output_reads_back_from_stdin() {
 fn stats_count_per_name_kind_and_subagent() {
     let out = vouch(&["session", "stats", "chat/pipeline.json"]);
     insta::assert_snapshot!(render(&out));
-    let out = vouch(&["session", "stats", "--format", "json", "claude/nested/n-1.jsonl"]);
+    let out = vouch(&[
+        "session",
+        "stats",
+        "--format",
+        "json",
+        "claude/nested/n-1.jsonl",
+    ]);
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["by_name"]["Task"], 1);
     assert_eq!(doc["subagents"][0]["id"], "a1");
@@ -72,9 +98,27 @@ fn a_torn_last_line_is_a_note_not_a_failure() {
 
 #[test]
 fn the_format_can_be_forced() {
-    let out = vouch(&["session", "stats", "--log-format", "codex", "chat/pipeline.jsonl"]);
-    assert_eq!(out.status.code(), Some(0), "chat lines carry no Codex records, which is no error");
-    let doc = vouch(&["session", "stats", "--format", "json", "--log-format", "codex", "chat/pipeline.jsonl"]);
+    let out = vouch(&[
+        "session",
+        "stats",
+        "--log-format",
+        "codex",
+        "chat/pipeline.jsonl",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "chat lines carry no Codex records, which is no error"
+    );
+    let doc = vouch(&[
+        "session",
+        "stats",
+        "--format",
+        "json",
+        "--log-format",
+        "codex",
+        "chat/pipeline.jsonl",
+    ]);
     let doc: serde_json::Value = serde_json::from_slice(&doc.stdout).unwrap();
     assert_eq!(doc["tool_calls"], 0);
 }

@@ -117,7 +117,9 @@ pub(crate) fn read(
         }
     }
     let reader = std::io::Cursor::new(prefix).chain(reader);
-    let mut log = ChatLog { events: Events::default() };
+    let mut log = ChatLog {
+        events: Events::default(),
+    };
     let diagnostics = match first {
         Some(b'[') => read_document(reader, input, options, &mut log, false)?,
         Some(b'{') => {

@@ -155,6 +155,25 @@ struct Record<'a> {
     model: Option<Cow<'a, str>>,
 }
 
+/// Implements a visitor's methods for numbers and booleans, each returning `$value`: the
+/// tolerant fields below accept any JSON and use only some shapes of it.
+macro_rules! numbers_and_bools_become {
+    ($value:expr) => {
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+    };
+}
+
 /// What a record holds under `message`: an Anthropic Messages API message, or, in a record
 /// type this reader does not know, anything else.
 enum Message<'a> {
@@ -206,18 +225,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Message<'a> {
             fn visit_unit<E: de::Error>(self) -> Result<Message<'a>, E> {
                 Ok(Message::NotAnObject)
             }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Message<'a>, E> {
-                Ok(Message::NotAnObject)
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Message<'a>, E> {
-                Ok(Message::NotAnObject)
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Message<'a>, E> {
-                Ok(Message::NotAnObject)
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Message<'a>, E> {
-                Ok(Message::NotAnObject)
-            }
+            numbers_and_bools_become!(Message::NotAnObject);
         }
         d.deserialize_any(V(std::marker::PhantomData))
     }
@@ -254,18 +262,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
                 while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
                 Ok(Content::Invalid)
             }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Content<'a>, E> {
-                Ok(Content::Invalid)
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Content<'a>, E> {
-                Ok(Content::Invalid)
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Content<'a>, E> {
-                Ok(Content::Invalid)
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Content<'a>, E> {
-                Ok(Content::Invalid)
-            }
+            numbers_and_bools_become!(Content::Invalid);
         }
         d.deserialize_any(V(std::marker::PhantomData))
     }
@@ -341,18 +338,7 @@ impl<'de> Deserialize<'de> for ResultInfo {
             fn visit_unit<E: de::Error>(self) -> Result<ResultInfo, E> {
                 Ok(ResultInfo::default())
             }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<ResultInfo, E> {
-                Ok(ResultInfo::default())
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<ResultInfo, E> {
-                Ok(ResultInfo::default())
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<ResultInfo, E> {
-                Ok(ResultInfo::default())
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<ResultInfo, E> {
-                Ok(ResultInfo::default())
-            }
+            numbers_and_bools_become!(ResultInfo::default());
         }
         d.deserialize_any(V)
     }
