@@ -708,10 +708,10 @@ impl ClaudeLog {
                     };
                     match item {
                         Item::Text(text) => {
-                            events.message(Actor::new(role), ts, Some(number), text)
+                            events.message(Actor::new(role), ts, Some(number), text);
                         }
                         Item::Call(call) => {
-                            events.call(Actor::new(Role::Assistant), ts, Some(number), call)
+                            events.call(Actor::new(Role::Assistant), ts, Some(number), call);
                         }
                         Item::Result(result) => {
                             events.result(Actor::new(Role::Tool), ts, Some(number), result);
