@@ -41,6 +41,7 @@ mod read;
 mod readers;
 mod session;
 mod stats;
+mod tail;
 mod tool;
 
 pub use error::{Diagnostic, DiagnosticKind, Error};

@@ -38,14 +38,21 @@ pub(crate) struct LineReader<R> {
 
 impl<R: Read> LineReader<R> {
     /// Returns a line reader over `inner`.
+    #[cfg(test)]
     pub(crate) fn new(inner: R) -> LineReader<R> {
+        LineReader::starting_at(inner, 0, 1)
+    }
+
+    /// Returns a line reader over `inner`, whose first byte is at `offset` of the whole stream
+    /// and whose first line is line `line`.
+    pub(crate) fn starting_at(inner: R, offset: u64, line: u64) -> LineReader<R> {
         LineReader {
             inner,
             buf: Vec::new(),
             start: 0,
             end: 0,
-            base: 0,
-            number: 0,
+            base: offset,
+            number: line.saturating_sub(1),
             eof: false,
         }
     }

@@ -78,7 +78,7 @@ pub(crate) fn drive_parallel<P: LineParser>(
 ) -> Result<Vec<Diagnostic>, Error> {
     let mut diagnostics = Diagnostics::new(input, options);
     let mut blocks = BlockReader::new(&mut reader, input);
-    let mut first_line = 1;
+    let mut first_line = input.start.line;
     let mut apply_block = |done: Done<P::Item>, diagnostics: &mut Diagnostics<'_>| {
         let base = first_line;
         first_line += done.line_count;
@@ -259,7 +259,7 @@ impl<'r, R: Read> BlockReader<'r, R> {
             reader,
             input,
             carry: Vec::new(),
-            offset: 0,
+            offset: input.start.offset,
             index: 0,
             eof: false,
             block: FIRST_BLOCK,

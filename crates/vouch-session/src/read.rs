@@ -9,6 +9,7 @@ use crate::error::{Diagnostic, DiagnosticKind, Error};
 use crate::lines::LineReader;
 use crate::readers::{chat, claude_code, codex, detect, vouch};
 use crate::session::{Format, Session, Source};
+use crate::tail;
 
 /// How much of a log is looked at to detect its format and to tell text from binary.
 pub(crate) const SNIFF_LEN: usize = 64 * 1024;
@@ -23,6 +24,11 @@ pub struct ReadOptions {
     /// Skips the subagent logs stored beside a Claude Code session (`<id>/subagents/`) and the
     /// rollouts of agents a Codex session spawned.
     pub no_subagents: bool,
+    /// Reads only the last this many turns of a file (a turn starts at a user message), scanning
+    /// back from its end: a gate needs the current turn of a long session, not all of it.
+    /// Claude Code, Codex and chat JSONL logs support it; other logs are read whole. Subagent
+    /// logs are read only for subagents the tail links to a call.
+    pub last_turns: Option<usize>,
 }
 
 /// A session read from a log, and the lines that were skipped on the way.
@@ -70,13 +76,19 @@ pub fn read_path(path: &Path, options: &ReadOptions) -> Result<ReadReport, Error
         None => detect::detect(&prefix, path)?,
     };
     tracing::debug!(path = %path.display(), %format, "reading session log");
-    file.seek(SeekFrom::Start(0))
+    let mut input = Input::file(path, true);
+    if let Some(turns) = options.last_turns
+        && let Some(start) = tail::tail_start(&mut file, path, format, turns)?
+    {
+        tracing::debug!(
+            offset = start.offset,
+            line = start.line,
+            "reading the last turns only"
+        );
+        input.start = start;
+    }
+    file.seek(SeekFrom::Start(input.start.offset))
         .map_err(|e| Error::io(path, e))?;
-    let input = Input {
-        path: Some(path),
-        display: path.to_owned(),
-        spill: true,
-    };
     read_format(format, file, &input, options)
 }
 
@@ -98,6 +110,7 @@ pub fn read_from(
         path: None,
         display,
         spill: false,
+        start: Start::default(),
     };
     read_format(format, Cursor::new(prefix).chain(reader), &input, options)
 }
@@ -126,9 +139,34 @@ pub(crate) struct Input<'a> {
     pub(crate) display: PathBuf,
     /// Whether long outputs may be held as spans into `path`.
     pub(crate) spill: bool,
+    /// Where in the file the reader starts: not at the beginning when reading a tail.
+    pub(crate) start: Start,
 }
 
-impl Input<'_> {
+/// A position in a file: a byte offset and the number of the line that starts there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Start {
+    pub(crate) offset: u64,
+    pub(crate) line: u64,
+}
+
+impl Default for Start {
+    fn default() -> Start {
+        Start { offset: 0, line: 1 }
+    }
+}
+
+impl<'a> Input<'a> {
+    /// Returns the input of the file at `path`, read from its start.
+    pub(crate) fn file(path: &'a Path, spill: bool) -> Input<'a> {
+        Input {
+            path: Some(path),
+            display: path.to_owned(),
+            spill,
+            start: Start::default(),
+        }
+    }
+
     /// Returns the source record of a session read from this input.
     pub(crate) fn source(&self, format: Format) -> Source {
         Source {
@@ -241,7 +279,7 @@ pub(crate) fn drive(
     options: &ReadOptions,
     sink: &mut impl LineSink,
 ) -> Result<Vec<Diagnostic>, Error> {
-    let mut lines = LineReader::new(reader);
+    let mut lines = LineReader::starting_at(reader, input.start.offset, input.start.line);
     let mut diagnostics = Diagnostics::new(input, options);
     while let Some(line) = lines
         .next_line()

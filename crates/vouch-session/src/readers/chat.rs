@@ -182,6 +182,16 @@ pub(crate) fn is_wrapped(text: &[u8]) -> bool {
     found
 }
 
+/// Returns true when `line` (of a JSONL chat log) starts a turn: a user message.
+pub(crate) fn starts_turn(line: &str) -> bool {
+    #[derive(Deserialize)]
+    struct Role<'a> {
+        #[serde(borrow)]
+        role: Cow<'a, str>,
+    }
+    serde_json::from_str::<Role<'_>>(line).is_ok_and(|m| m.role == "user")
+}
+
 struct ChatLog {
     events: Events,
 }

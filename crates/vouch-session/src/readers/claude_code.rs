@@ -22,7 +22,7 @@ use crate::error::Error;
 use crate::event::{Actor, EventKind, Role};
 use crate::hash::hash;
 use crate::pipeline::{LineParser, drive_parallel};
-use crate::read::{Input, LineError, ReadOptions, ReadReport};
+use crate::read::{Input, LineError, ReadOptions, ReadReport, Start};
 use crate::readers::common::{self, Events};
 use crate::session::{Agent, Format, Session};
 use crate::tool::{Args, Outcome, ToolCall, ToolKind, ToolResult};
@@ -50,15 +50,25 @@ pub(crate) fn read(
 ) -> Result<ReadReport, Error> {
     let (mut parsed, mut diagnostics) = read_log(reader, input, options)?;
     if let (Some(path), false) = (input.path, options.no_subagents) {
-        for file in subagent_files(path) {
+        let mut pending = subagent_files(path);
+        // A tail reads only the subagents it links to a call; reading one may link another.
+        let linked = |parsed: &Parsed, file: &Path| {
+            options.last_turns.is_none()
+                || parsed
+                    .links
+                    .iter()
+                    .any(|(agent, _)| *agent == agent_id_from_file_name(file))
+        };
+        while let Some(i) = pending.iter().position(|f| linked(&parsed, f)) {
+            let file = pending.remove(i);
             tracing::debug!(path = %file.display(), "reading subagent log");
-            let file_input = Input {
-                path: Some(&file),
-                display: file.clone(),
-                spill: input.spill,
-            };
+            let file_input = Input::file(&file, input.spill);
             let reader = std::fs::File::open(&file).map_err(|e| Error::io(&file, e))?;
-            let (mut sub, d) = match read_log(reader, &file_input, options) {
+            let sub_options = ReadOptions {
+                last_turns: None,
+                ..options.clone()
+            };
+            let (mut sub, d) = match read_log(reader, &file_input, &sub_options) {
                 Ok(read) => read,
                 // An empty subagent file holds no agent; it is not an error of the session.
                 Err(Error::Empty { .. }) => continue,
@@ -77,6 +87,36 @@ pub(crate) fn read(
         session: assemble(parsed),
         diagnostics,
     })
+}
+
+/// Returns true when `line` is a record that starts a turn: a user's message (not a tool
+/// result, not injected context, not a subagent's).
+pub(crate) fn starts_turn(line: &str) -> bool {
+    let input = Input {
+        path: None,
+        display: PathBuf::new(),
+        spill: false,
+        start: Start::default(),
+    };
+    let parser = ClaudeParser { input: &input };
+    match parser.parse(&mut Scratch::default(), line, 0) {
+        Ok(Line {
+            place: Place::Main { sidechain },
+            body:
+                Body::Message {
+                    role: Role::User,
+                    items,
+                    ..
+                },
+            ..
+        }) => {
+            sidechain != Some(true)
+                && items
+                    .into_iter()
+                    .any(|(_, item)| matches!(item, Item::Text(_)))
+        }
+        _ => false,
+    }
 }
 
 /// Returns the `.jsonl` files under `<dir>/<session-id>/`, at any depth, sorted by path.

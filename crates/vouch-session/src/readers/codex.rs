@@ -79,11 +79,7 @@ fn read_nested(
         let mut sub = match file {
             Some(file) => {
                 tracing::debug!(path = %file.display(), thread = %thread_id, "reading spawned agent's rollout");
-                let sub_input = Input {
-                    path: Some(&file),
-                    display: file.clone(),
-                    spill: input.spill,
-                };
+                let sub_input = Input::file(&file, input.spill);
                 let reader = std::fs::File::open(&file).map_err(|e| Error::io(&file, e))?;
                 let report = read_nested(reader, &sub_input, options, depth + 1, visited)?;
                 diagnostics.extend(report.diagnostics);
@@ -773,6 +769,27 @@ impl<'i> CodexLog<'i> {
             ..Session::default()
         }
     }
+}
+
+/// Returns true when `line` starts a turn: a user's message item (not injected context).
+pub(crate) fn starts_turn(line: &str) -> bool {
+    let Ok(rec) = serde_json::from_str::<Record<'_>>(line) else {
+        return false;
+    };
+    let item = match (rec.kind.as_deref(), rec.payload) {
+        (Some("response_item"), Some(payload)) => serde_json::from_str::<Item<'_>>(payload.get()),
+        (Some("message"), None) => serde_json::from_str::<Item<'_>>(line),
+        _ => return false,
+    };
+    let Ok(item) = item else { return false };
+    if item.kind != "message" || item.role.as_deref() != Some("user") {
+        return false;
+    }
+    let text = item
+        .content
+        .and_then(|c| Encoding::ContentBlocks.decode(c.get()).ok())
+        .unwrap_or_default();
+    !text.trim().is_empty() && !is_injected_context(&text)
 }
 
 fn call_id(item: &Item<'_>) -> Option<String> {

@@ -9,3 +9,4 @@ mod codex;
 mod errors;
 mod roundtrip;
 mod support;
+mod tail;
