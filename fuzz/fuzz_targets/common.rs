@@ -6,7 +6,7 @@ use vouch_session::{Format, ReadOptions, read_from};
 /// Reads `data` as `format`.
 pub fn read_as(data: &[u8], format: Format) {
     for strict in [false, true] {
-        let options = ReadOptions { format: Some(format), strict, no_subagents: true };
+        let options = ReadOptions { format: Some(format), strict, no_subagents: true, last_turns: None };
         if let Ok(report) = read_from(data, "fuzz", &options) {
             let _ = vouch_session::SessionStats::of(&report.session);
             let _ = vouch_session::write_jsonl(&report.session, &mut Vec::new());

@@ -1,5 +1,7 @@
 //! Reading only the last turns of a log.
 
+use std::fmt::Write;
+
 use vouch_session::{ReadOptions, Session, read_path};
 
 use crate::support::fixture;
@@ -69,7 +71,7 @@ fn long_logs_read_their_last_turns_with_outputs_that_load() {
         let output = format!("output of turn {turn}\n").repeat(60);
         let result = serde_json::json!({"type": "user", "sessionId": "m", "message": {"role": "user",
             "content": [{"type": "tool_result", "tool_use_id": format!("t{turn}"), "content": output}]}});
-        log.push_str(&format!("{user}\n{call}\n{result}\n"));
+        writeln!(log, "{user}\n{call}\n{result}").unwrap();
     }
     std::fs::write(&path, log).unwrap();
     let options = ReadOptions {

@@ -68,6 +68,7 @@ pub(crate) fn load(args: &LogArgs, ui: &mut Ui) -> Result<Loaded, CommandError> 
         format: args.log_format.map(Format::from),
         strict: args.strict,
         no_subagents: args.no_subagents,
+        last_turns: None,
     };
     let report = if args.path.as_os_str() == "-" {
         vouch_session::read_from(std::io::stdin().lock(), "<stdin>", &options)?
