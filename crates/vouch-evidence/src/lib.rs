@@ -1,0 +1,42 @@
+//! Evidence of an agent's work: what its orchestrator recorded and what it left on disk, joined
+//! with its session so that validators can ask one place.
+//!
+//! # Overview
+//!
+//! - [`ChangeLog`]: `changes.json`, read case-insensitively and appended to with [`append`]
+//!   under an exclusive lock and an atomic replace.
+//! - [`Brief`], [`TestReport`], [`Review`]: the Planner's brief, the Tester's report and the
+//!   Reviewer's judgement, parsed tolerantly (unknown fields ignored) but precisely (a wrong
+//!   shape is reported with its JSON path).
+//! - [`EvidenceView`]: a session joined with all of the above.
+//!
+//! ```
+//! use vouch_evidence::{Review, same_file};
+//!
+//! let message = "All good.\n```json\n{\"review\": [{\"criterion\": \"adds\", \"verdict\": \"PASS\", \"evidence\": \"ran cargo test\"}]}\n```\nAPPROVED";
+//! let review = Review::find(message).unwrap();
+//! assert!(review.review[0].passed());
+//! assert!(same_file("./src/Lib.rs", "/repo/src/lib.rs"));
+//! ```
+
+#![deny(missing_docs)]
+
+mod brief;
+mod changelog;
+mod error;
+mod review;
+mod shapes;
+mod store;
+mod test_report;
+mod view;
+
+pub use brief::{Brief, Criterion, FileRef};
+pub use changelog::{
+    Appended, ChangeEntry, ChangeLog, CommandRun, NewCommand, NewTurn, OUTPUT_CAP, append,
+    sha256_hex,
+};
+pub use error::Error;
+pub use review::{Review, ReviewEntry};
+pub use store::{update as update_locked, write_atomically};
+pub use test_report::{TestReport, TestResultRow};
+pub use view::{ArtifactPaths, Call, EvidenceView, same_file};

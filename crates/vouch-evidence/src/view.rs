@@ -1,0 +1,257 @@
+//! The evidence view: a session joined with the change log and the artifacts on disk,
+//! answering the questions validators ask.
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use vouch_session::{Event, EventKind, Role, Session, ToolCall, ToolKind, ToolResult};
+
+use crate::brief::Brief;
+use crate::changelog::ChangeLog;
+use crate::error::Error;
+use crate::test_report::TestReport;
+
+/// Where the artifacts live (relative paths resolve against the working directory).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArtifactPaths {
+    /// The Planner's brief.
+    pub brief: PathBuf,
+    /// The Tester's report.
+    pub test_report: PathBuf,
+    /// The change log.
+    pub change_log: PathBuf,
+}
+
+impl Default for ArtifactPaths {
+    /// Returns the default paths of decision G1.
+    fn default() -> ArtifactPaths {
+        ArtifactPaths {
+            brief: PathBuf::from(".fuseraft/artifacts/brief.json"),
+            test_report: PathBuf::from(".fuseraft/artifacts/test-report.json"),
+            change_log: PathBuf::from(".fuseraft/state/changes.json"),
+        }
+    }
+}
+
+/// A tool call of the current turn, with its result and the session that holds both.
+#[derive(Debug, Clone, Copy)]
+pub struct Call<'s> {
+    /// The call.
+    pub call: &'s ToolCall,
+    /// Its result, linked by call id; `None` when the log holds none.
+    pub result: Option<&'s ToolResult>,
+    /// The session (or subagent) the call belongs to.
+    pub session: &'s Session,
+}
+
+impl Call<'_> {
+    /// Returns true when the call has a result whose outcome is a success.
+    pub fn succeeded(&self) -> bool {
+        self.result.is_some_and(|r| r.outcome.is_success())
+    }
+
+    /// Returns the full output of the call's result (empty without a result).
+    pub fn output(&self) -> Result<Cow<'_, str>, vouch_session::Error> {
+        match self.result {
+            Some(r) => self.session.output_text(&r.output),
+            None => Ok(Cow::Borrowed("")),
+        }
+    }
+}
+
+/// A session joined with the change log and the artifacts on disk.
+///
+/// Artifacts are read once, on first use; a file that does not exist is `None`, a file that
+/// cannot be read or parsed is an error the validator reports (fail closed, decision G4).
+#[derive(Debug)]
+pub struct EvidenceView<'s> {
+    session: &'s Session,
+    workdir: PathBuf,
+    paths: ArtifactPaths,
+    turn_start: usize,
+    change_log: OnceLock<Result<Option<ChangeLog>, Error>>,
+    brief: OnceLock<Result<Option<Brief>, Error>>,
+    test_report: OnceLock<Result<Option<TestReport>, Error>>,
+}
+
+impl<'s> EvidenceView<'s> {
+    /// Returns the view of `session`, with artifacts at `paths` under `workdir`.
+    pub fn new(session: &'s Session, workdir: impl Into<PathBuf>, paths: ArtifactPaths) -> Self {
+        let turn_start = session
+            .events
+            .iter()
+            .rposition(Event::is_user_message)
+            .map_or(0, |i| i + 1);
+        EvidenceView {
+            session,
+            workdir: workdir.into(),
+            paths,
+            turn_start,
+            change_log: OnceLock::new(),
+            brief: OnceLock::new(),
+            test_report: OnceLock::new(),
+        }
+    }
+
+    /// Returns the session.
+    pub fn session(&self) -> &'s Session {
+        self.session
+    }
+
+    /// Returns the working directory.
+    pub fn workdir(&self) -> &Path {
+        &self.workdir
+    }
+
+    /// Returns the artifact paths as configured (not resolved).
+    pub fn paths(&self) -> &ArtifactPaths {
+        &self.paths
+    }
+
+    /// Returns `path` resolved against the working directory.
+    pub fn resolve(&self, path: &Path) -> PathBuf {
+        if path.is_absolute() {
+            path.to_owned()
+        } else {
+            self.workdir.join(path)
+        }
+    }
+
+    /// Returns the events of the current turn: those after the most recent user message
+    /// (decision G5).
+    pub fn turn_events(&self) -> &'s [Event] {
+        &self.session.events[self.turn_start..]
+    }
+
+    /// Returns the calls of the current turn, each with its result (linked by call id), followed
+    /// by the calls of the subagents those calls started.
+    pub fn turn_calls(&self) -> Vec<Call<'s>> {
+        calls_of(self.session, self.turn_events())
+    }
+
+    /// Returns the shell calls of the current turn.
+    pub fn turn_shell_runs(&self) -> Vec<Call<'s>> {
+        self.turn_calls()
+            .into_iter()
+            .filter(|c| c.call.kind == ToolKind::Shell)
+            .collect()
+    }
+
+    /// Returns the text of the agent's last message in the current turn.
+    pub fn last_assistant_text(&self) -> Option<&'s str> {
+        self.turn_events().iter().rev().find_map(|e| match &e.kind {
+            EventKind::Message(m) if e.actor.role == Role::Assistant => Some(m.text.as_str()),
+            _ => None,
+        })
+    }
+
+    /// Returns the turns of the session, last first, each with its calls (and its subagents').
+    pub fn turns_from_last(&self) -> Vec<Vec<Call<'s>>> {
+        self.session
+            .turns()
+            .iter()
+            .rev()
+            .map(|t| calls_of(self.session, t.events))
+            .collect()
+    }
+
+    /// Returns the change log, or `None` when its file does not exist.
+    pub fn change_log(&self) -> Result<Option<&ChangeLog>, &Error> {
+        let path = self.resolve(&self.paths.change_log);
+        cached(&self.change_log, || read_if_exists(&path, ChangeLog::read))
+    }
+
+    /// Returns the brief, or `None` when its file does not exist.
+    pub fn brief(&self) -> Result<Option<&Brief>, &Error> {
+        let path = self.resolve(&self.paths.brief);
+        cached(&self.brief, || read_if_exists(&path, Brief::read))
+    }
+
+    /// Returns the test report, or `None` when its file does not exist.
+    pub fn test_report(&self) -> Result<Option<&TestReport>, &Error> {
+        let path = self.resolve(&self.paths.test_report);
+        cached(&self.test_report, || {
+            read_if_exists(&path, TestReport::read)
+        })
+    }
+}
+
+fn cached<'a, T>(
+    cell: &'a OnceLock<Result<Option<T>, Error>>,
+    load: impl FnOnce() -> Result<Option<T>, Error>,
+) -> Result<Option<&'a T>, &'a Error> {
+    match cell.get_or_init(load) {
+        Ok(value) => Ok(value.as_ref()),
+        Err(e) => Err(e),
+    }
+}
+
+fn read_if_exists<T>(
+    path: &Path,
+    read: impl FnOnce(&Path) -> Result<T, Error>,
+) -> Result<Option<T>, Error> {
+    match read(path) {
+        Ok(value) => Ok(Some(value)),
+        Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Returns the calls among `events` of `session` with their results, then those of the
+/// subagents they started (depth first).
+fn calls_of<'s>(session: &'s Session, events: &'s [Event]) -> Vec<Call<'s>> {
+    let results = session.results_by_call();
+    let mut calls = Vec::new();
+    for call in events.iter().filter_map(Event::as_tool_call) {
+        calls.push(Call {
+            call,
+            result: results.get(call.call_id.as_str()).copied(),
+            session,
+        });
+        if let Some(sub) = session.subagent_of(&call.call_id) {
+            calls.extend(calls_of(sub, &sub.events));
+        }
+    }
+    calls
+}
+
+/// Returns true when two paths name the same file (decision G8): `\` is `/`, a leading `./` is
+/// dropped, case is ignored, and an absolute path matches a relative one it ends with.
+pub fn same_file(a: &str, b: &str) -> bool {
+    let (a, b) = (normalize(a), normalize(b));
+    if a.is_empty() || b.is_empty() {
+        return false;
+    }
+    a == b || ends_with_path(&a, &b) || ends_with_path(&b, &a)
+}
+
+fn normalize(path: &str) -> String {
+    let mut p = path.trim().replace('\\', "/").to_lowercase();
+    while let Some(rest) = p.strip_prefix("./") {
+        p = rest.to_owned();
+    }
+    p
+}
+
+fn ends_with_path(long: &str, short: &str) -> bool {
+    long.len() > short.len()
+        && long.ends_with(short)
+        && long.as_bytes()[long.len() - short.len() - 1] == b'/'
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_match_by_the_rules_of_g8() {
+        assert!(same_file("./src/main.go", "src/main.go"));
+        assert!(same_file("SRC\\Main.go", "src/main.go"));
+        assert!(same_file("/project/src/main.go", "src/main.go"));
+        assert!(same_file("src/main.go", "/project/src/main.go"));
+        assert!(!same_file("/project/mysrc/main.go", "src/main.go"));
+        assert!(!same_file("src/main.go", "src/main.rs"));
+        assert!(!same_file("", ""));
+    }
+}
