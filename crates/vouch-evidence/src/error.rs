@@ -97,10 +97,13 @@ fn bare(e: &serde_json::Error) -> String {
 /// Writes a serde path as a JSON path: `$`, `$.results[2].status`.
 fn json_path(path: &serde_path_to_error::Path) -> String {
     use serde_path_to_error::Segment;
+    use std::fmt::Write;
     let mut out = String::from("$");
-    for segment in path.iter() {
+    for segment in path {
         match segment {
-            Segment::Seq { index } => out.push_str(&format!("[{index}]")),
+            Segment::Seq { index } => {
+                let _ = write!(out, "[{index}]");
+            }
             Segment::Map { key } => {
                 out.push('.');
                 out.push_str(key);

@@ -177,10 +177,10 @@ impl<'s> EvidenceView<'s> {
     }
 }
 
-fn cached<'a, T>(
-    cell: &'a OnceLock<Result<Option<T>, Error>>,
+fn cached<T>(
+    cell: &OnceLock<Result<Option<T>, Error>>,
     load: impl FnOnce() -> Result<Option<T>, Error>,
-) -> Result<Option<&'a T>, &'a Error> {
+) -> Result<Option<&T>, &Error> {
     match cell.get_or_init(load) {
         Ok(value) => Ok(value.as_ref()),
         Err(e) => Err(e),

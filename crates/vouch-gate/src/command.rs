@@ -1,0 +1,151 @@
+//! Running a shell command for a gate: in its own process group, output captured, and the whole
+//! group killed when it runs past its time.
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// What became of a command a gate ran.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CommandOutcome {
+    /// The exit code; `None` when the command was killed or ended by a signal.
+    pub exit_code: Option<i32>,
+    /// Standard output and standard error, interleaved as written.
+    pub output: String,
+    /// True when the command ran past its time and its process group was killed.
+    pub timed_out: bool,
+}
+
+impl CommandOutcome {
+    /// Returns true when the command exited with code 0.
+    pub fn succeeded(&self) -> bool {
+        self.exit_code == Some(0) && !self.timed_out
+    }
+}
+
+/// Runs `command` with `sh -c` in `workdir`, for at most `timeout`.
+///
+/// The command runs in a process group of its own; on expiry the whole group is killed, so a
+/// test runner's children die with it. After the command exits, anything it left running in
+/// its group is killed too.
+pub fn run_shell(
+    command: &str,
+    workdir: &Path,
+    timeout: Duration,
+) -> std::io::Result<CommandOutcome> {
+    let (mut reader, writer) = std::io::pipe()?;
+    let mut child = {
+        use std::os::unix::process::CommandExt;
+        Command::new("sh")
+            .arg("-c")
+            .arg(command)
+            .current_dir(workdir)
+            .stdin(Stdio::null())
+            .stdout(writer.try_clone()?)
+            .stderr(writer)
+            .process_group(0)
+            .spawn()?
+    };
+    let collector = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = reader.read_to_end(&mut bytes);
+        bytes
+    });
+    let deadline = Instant::now() + timeout;
+    let mut timed_out = false;
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break Some(status);
+        }
+        if Instant::now() >= deadline {
+            timed_out = true;
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    kill_group(child.id());
+    let status = if let Some(status) = status {
+        status
+    } else {
+        let _ = child.kill();
+        child.wait()?
+    };
+    let bytes = collector.join().unwrap_or_default();
+    Ok(CommandOutcome {
+        exit_code: if timed_out { None } else { status.code() },
+        output: String::from_utf8_lossy(&bytes).into_owned(),
+        timed_out,
+    })
+}
+
+/// Kills every process of the group led by `pid` (the group may already be gone).
+fn kill_group(pid: u32) {
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{pid}")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+}
+
+/// Quotes `s` for a POSIX shell.
+pub(crate) fn shell_quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./:=@%+,".contains(&b))
+    {
+        s.to_owned()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// Returns at most `max` characters of `text`, marking the cut.
+pub(crate) fn truncate(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((end, _)) => format!("{}\n… (output truncated to {max} characters)", &text[..end]),
+        None => text.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn captures_output_and_exit_code() {
+        let out = run_shell(
+            "echo out; echo err >&2; exit 3",
+            Path::new("."),
+            Duration::from_secs(10),
+        )
+        .unwrap();
+        assert_eq!(out.exit_code, Some(3));
+        assert!(out.output.contains("out") && out.output.contains("err"));
+        assert!(!out.succeeded());
+    }
+
+    #[test]
+    fn a_hanging_group_is_killed_at_the_deadline() {
+        let started = Instant::now();
+        let out = run_shell(
+            "sleep 30 & sleep 30; echo never",
+            Path::new("."),
+            Duration::from_millis(300),
+        )
+        .unwrap();
+        assert!(out.timed_out);
+        assert_eq!(out.exit_code, None);
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the background child was killed too"
+        );
+    }
+
+    #[test]
+    fn quoting_survives_spaces_and_quotes() {
+        assert_eq!(shell_quote("tests/a.py"), "tests/a.py");
+        assert_eq!(shell_quote("my file's.py"), r"'my file'\''s.py'");
+    }
+}

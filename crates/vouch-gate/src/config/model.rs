@@ -1,0 +1,199 @@
+//! The pipeline configuration, as loaded: routes, termination, the `Validation` section, the
+//! test selector and the hooks of `vouch.yaml`.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use regex::Regex;
+use vouch_evidence::ArtifactPaths;
+
+use crate::alternatives::Alternatives;
+use crate::config::node::Location;
+use crate::validators::ValidatorKind;
+
+/// A loaded configuration. Every name in it is known and every pattern compiles: loading
+/// reports problems, the loaded object has none.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct PipelineConfig {
+    /// The file it was loaded from.
+    pub path: PathBuf,
+    /// `Selection.Routes`, in order.
+    pub routes: Vec<Route>,
+    /// `Termination`, when configured.
+    pub termination: Option<Termination>,
+    /// The `Validation` section, defaults applied.
+    pub validation: Validation,
+    /// `TestSelector`.
+    pub test_selector: TestSelector,
+    /// `Hooks`, the stop hook's gates (in `vouch.yaml`).
+    pub hooks: Hooks,
+}
+
+/// A keyword route: when the source agent writes the keyword, the handoff goes to `agent`
+/// if every validator passes.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Route {
+    /// The routing keyword.
+    pub keyword: String,
+    /// The agent the handoff goes to.
+    pub agent: Option<String>,
+    /// Validators, in order (`Validators` wins over `Validator`, decision G2).
+    pub validators: Vec<ValidatorRef>,
+    /// Agents allowed to use the route; any agent when empty.
+    pub source_agents: Vec<String>,
+    /// `RequiredCommandPattern`.
+    pub required_command_pattern: Option<Alternatives>,
+    /// `ShellFallbackPattern`.
+    pub shell_fallback_pattern: Option<Alternatives>,
+    /// Where the route was written.
+    pub location: Location,
+}
+
+impl Route {
+    /// Returns true when `agent` may use the route (always when no agent is given).
+    pub fn allows(&self, agent: Option<&str>) -> bool {
+        match agent {
+            Some(agent) => {
+                self.source_agents.is_empty()
+                    || self
+                        .source_agents
+                        .iter()
+                        .any(|a| a.eq_ignore_ascii_case(agent))
+            }
+            None => true,
+        }
+    }
+}
+
+/// A validator named in a configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ValidatorRef {
+    /// Which validator.
+    pub kind: ValidatorKind,
+    /// Where it was named.
+    pub location: Location,
+}
+
+/// A termination strategy.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Termination {
+    /// Its type.
+    pub kind: TerminationKind,
+    /// `MaxIterations`, for `maxiterations` (and as a cap on `composite`).
+    pub max_iterations: Option<u32>,
+    /// `Pattern`, for `regex`.
+    pub pattern: Option<Regex>,
+    /// `AgentNames`: the agents whose messages the strategy looks at; all when empty.
+    pub agent_names: Vec<String>,
+    /// Validators that hold the run open until they pass.
+    pub validators: Vec<ValidatorRef>,
+    /// `Strategies`, for `composite`.
+    pub strategies: Vec<Termination>,
+    /// Where it was written.
+    pub location: Location,
+}
+
+/// The type of a termination strategy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TerminationKind {
+    /// Ends the run when any child strategy does.
+    Composite,
+    /// Ends the run when an agent's message matches a pattern.
+    Regex,
+    /// Ends the run after a number of iterations, whatever the validators say.
+    MaxIterations,
+}
+
+impl Termination {
+    /// Returns this strategy and every strategy below it, depth first.
+    pub fn all(&self) -> Vec<&Termination> {
+        let mut out = vec![self];
+        for s in &self.strategies {
+            out.extend(s.all());
+        }
+        out
+    }
+}
+
+/// The `Validation` section.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Validation {
+    /// Artifact paths (decision G1 defaults when not given).
+    pub paths: ArtifactPaths,
+    /// `TestAssertionPatterns`: a test file is real when one matches.
+    pub test_assertion_patterns: Vec<Regex>,
+}
+
+/// The default `TestAssertionPatterns` of the validator spec.
+pub const DEFAULT_ASSERTION_PATTERNS: [&str; 4] = [
+    "tester::assert",
+    "if .+ throw",
+    r"\bassert\b",
+    r"\bexpect\b",
+];
+
+impl Default for Validation {
+    fn default() -> Validation {
+        Validation {
+            paths: ArtifactPaths::default(),
+            test_assertion_patterns: DEFAULT_ASSERTION_PATTERNS
+                .iter()
+                .filter_map(|p| Regex::new(p).ok())
+                .collect(),
+        }
+    }
+}
+
+/// The `TestSelector` section.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct TestSelector {
+    /// `FindRelatedCommand`: run per changed file, with `{file}` replaced.
+    pub find_related_command: Option<String>,
+    /// `FullSuiteCommand`: runs the discovered targets, or everything.
+    pub full_suite_command: Option<String>,
+    /// `TimeoutSeconds`: each command's limit (default 600).
+    pub timeout: Duration,
+}
+
+impl Default for TestSelector {
+    fn default() -> TestSelector {
+        TestSelector {
+            find_related_command: None,
+            full_suite_command: None,
+            timeout: Duration::from_secs(600),
+        }
+    }
+}
+
+/// The `Hooks` section of `vouch.yaml`: gates of an agent product's stop hook.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Hooks {
+    /// Validators run when the agent stops.
+    pub stop: Vec<ValidatorRef>,
+    /// Validators run when a subagent stops; the `stop` list when `None`.
+    pub subagent_stop: Option<Vec<ValidatorRef>>,
+    /// Consecutive blocks after which the agent is reported stuck instead (decision G10).
+    pub stuck_threshold: u32,
+    /// The word messages use for the stop (`Completion blocked: …`).
+    pub keyword: String,
+    /// Where the hook keeps its state, relative to the project.
+    pub state_dir: PathBuf,
+}
+
+impl Default for Hooks {
+    fn default() -> Hooks {
+        Hooks {
+            stop: Vec::new(),
+            subagent_stop: None,
+            stuck_threshold: 3,
+            keyword: "Completion".to_owned(),
+            state_dir: PathBuf::from(".vouch"),
+        }
+    }
+}

@@ -1,0 +1,208 @@
+//! Gates built from a configuration: the validators of each route, of the termination
+//! strategies and of the stop hook, ready to evaluate on evidence.
+
+use std::path::Path;
+
+use vouch_evidence::EvidenceView;
+
+use crate::config::{
+    ConfigErrors, PipelineConfig, Route, Termination, TerminationKind, ValidatorRef,
+};
+use crate::predicate::{GateContext, Predicate, Verdict, evaluate_all};
+
+/// A configuration with its validators built. Loading checks everything once; a `GateSet`
+/// cannot hold an unknown validator or a broken pattern.
+#[derive(Debug)]
+pub struct GateSet {
+    config: PipelineConfig,
+    routes: Vec<Vec<Box<dyn Predicate>>>,
+    strategies: Vec<(Termination, Vec<Box<dyn Predicate>>)>,
+    stop: Vec<Box<dyn Predicate>>,
+    subagent_stop: Option<Vec<Box<dyn Predicate>>>,
+}
+
+/// The predicates one decision runs, in order, and the keyword their messages name.
+#[derive(Debug)]
+pub struct Gate<'g> {
+    /// The keyword messages name (`HANDOFF TO TESTER`, `APPROVED`, `Completion`).
+    pub keyword: String,
+    /// The routes the keyword takes (empty for completion gates).
+    pub routes: Vec<&'g Route>,
+    predicates: Vec<&'g dyn Predicate>,
+}
+
+impl GateSet {
+    /// Loads the configuration at `path` and builds its gates.
+    pub fn load(path: &Path) -> Result<GateSet, ConfigErrors> {
+        crate::config::load(path).map(GateSet::new)
+    }
+
+    /// Builds the gates of a loaded configuration.
+    pub fn new(config: PipelineConfig) -> GateSet {
+        let build = |refs: &[ValidatorRef], route: Option<&Route>| -> Vec<Box<dyn Predicate>> {
+            refs.iter().map(|r| r.kind.build(route, &config)).collect()
+        };
+        let routes = config
+            .routes
+            .iter()
+            .map(|r| build(&r.validators, Some(r)))
+            .collect();
+        let strategies = config
+            .termination
+            .iter()
+            .flat_map(Termination::all)
+            .filter(|t| !t.validators.is_empty())
+            .map(|t| (t.clone(), build(&t.validators, None)))
+            .collect();
+        let stop = build(&config.hooks.stop, None);
+        let subagent_stop = config
+            .hooks
+            .subagent_stop
+            .as_deref()
+            .map(|v| build(v, None));
+        GateSet {
+            config,
+            routes,
+            strategies,
+            stop,
+            subagent_stop,
+        }
+    }
+
+    /// Returns the configuration.
+    pub fn config(&self) -> &PipelineConfig {
+        &self.config
+    }
+
+    /// Returns the gate of a handoff: the validators of every route of `keyword` (matched
+    /// case-insensitively) that `agent` may use, in the order of the routes; `None` when no
+    /// route takes the keyword from that agent.
+    pub fn handoff(&self, keyword: &str, agent: Option<&str>) -> Option<Gate<'_>> {
+        let keyword = keyword.trim();
+        let matching: Vec<usize> = (0..self.config.routes.len())
+            .filter(|&i| {
+                let r = &self.config.routes[i];
+                r.keyword.eq_ignore_ascii_case(keyword) && r.allows(agent)
+            })
+            .collect();
+        if matching.is_empty() {
+            return None;
+        }
+        Some(Gate {
+            keyword: self.config.routes[matching[0]].keyword.clone(),
+            routes: matching.iter().map(|&i| &self.config.routes[i]).collect(),
+            predicates: matching
+                .iter()
+                .flat_map(|&i| self.routes[i].iter().map(AsRef::as_ref))
+                .collect(),
+        })
+    }
+
+    /// Returns the gate of a completion: the validators of the termination strategies that
+    /// look at `agent`'s messages (all strategies when no agent is given). A `maxiterations`
+    /// strategy is a hard cap that no validator holds back, so its validators never run here.
+    pub fn completion(&self, agent: Option<&str>) -> Gate<'_> {
+        let applicable: Vec<&(Termination, Vec<Box<dyn Predicate>>)> = self
+            .strategies
+            .iter()
+            .filter(|(t, _)| t.kind != TerminationKind::MaxIterations)
+            .filter(|(t, _)| match agent {
+                Some(a) => {
+                    t.agent_names.is_empty()
+                        || t.agent_names.iter().any(|n| n.eq_ignore_ascii_case(a))
+                }
+                None => true,
+            })
+            .collect();
+        let keyword = applicable
+            .iter()
+            .find_map(|(t, _)| t.pattern.as_ref().and_then(|p| literal_keyword(p.as_str())))
+            .unwrap_or_else(|| "Completion".to_owned());
+        Gate {
+            keyword,
+            routes: Vec::new(),
+            predicates: applicable
+                .iter()
+                .flat_map(|(_, p)| p.iter().map(AsRef::as_ref))
+                .collect(),
+        }
+    }
+
+    /// Returns the gate of an agent product's stop hook (`Hooks.Stop`, or `Hooks.SubagentStop`
+    /// for a subagent when configured); when `Hooks` names no validator, the completion gate.
+    pub fn stop(&self, subagent: bool) -> Gate<'_> {
+        let list = match (&self.subagent_stop, subagent) {
+            (Some(list), true) => list,
+            _ => &self.stop,
+        };
+        if list.is_empty() && self.config.hooks.stop.is_empty() {
+            return self.completion(None);
+        }
+        Gate {
+            keyword: self.config.hooks.keyword.clone(),
+            routes: Vec::new(),
+            predicates: list.iter().map(AsRef::as_ref).collect(),
+        }
+    }
+}
+
+impl Gate<'_> {
+    /// Returns true when the gate runs no predicate (and so always passes).
+    pub fn is_empty(&self) -> bool {
+        self.predicates.is_empty()
+    }
+
+    /// Returns the names of the predicates, in order.
+    pub fn names(&self) -> Vec<&str> {
+        self.predicates.iter().map(|p| p.name()).collect()
+    }
+
+    /// Returns how many of the session's last turns the gate needs, or `None` for all of it.
+    pub fn turns_needed(&self) -> Option<usize> {
+        self.predicates
+            .iter()
+            .map(|p| p.turns_needed())
+            .try_fold(1, |acc, n| n.map(|n| acc.max(n)))
+    }
+
+    /// Runs the predicates in order on `view`; the first block wins.
+    pub fn evaluate(&self, view: &EvidenceView<'_>) -> Verdict {
+        let cx = GateContext {
+            view,
+            keyword: &self.keyword,
+        };
+        evaluate_all(self.predicates.iter().copied(), &cx)
+    }
+}
+
+/// Returns the keyword a termination pattern like `(?m)^\s*APPROVED\s*$` matches, when the
+/// pattern is a literal word or phrase between anchors.
+fn literal_keyword(pattern: &str) -> Option<String> {
+    let mut p = pattern.trim();
+    for prefix in ["(?m)", "(?mi)", "(?im)", "(?i)", "^", r"\s*", r"\s+"] {
+        p = p.strip_prefix(prefix).unwrap_or(p);
+    }
+    for suffix in ["$", r"\s*", r"\s+"] {
+        p = p.strip_suffix(suffix).unwrap_or(p);
+    }
+    p = p.strip_suffix(r"\s*").unwrap_or(p);
+    (!p.is_empty()
+        && p.chars()
+            .all(|c| c.is_alphanumeric() || c == ' ' || c == '_'))
+    .then(|| p.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn termination_patterns_name_their_keyword() {
+        assert_eq!(
+            literal_keyword(r"(?m)^\s*APPROVED\s*$").as_deref(),
+            Some("APPROVED")
+        );
+        assert_eq!(literal_keyword("DONE").as_deref(), Some("DONE"));
+        assert_eq!(literal_keyword(r"(?m)^(APPROVED|DONE)$"), None);
+    }
+}

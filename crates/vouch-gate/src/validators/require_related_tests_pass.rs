@@ -1,0 +1,168 @@
+//! `RequireRelatedTestsPass`: vouch runs the tests related to the session's changes itself.
+
+use crate::command::{run_shell, shell_quote, truncate};
+use crate::config::TestSelector;
+use crate::predicate::{GateContext, Predicate, Verdict, blocked_word, fail_closed};
+
+/// Reads the files written in the active session from `changes.json`, runs
+/// `TestSelector.FindRelatedCommand` once per file (`{file}` replaced) to discover test targets
+/// (each non-empty output line is one), then runs `TestSelector.FullSuiteCommand` with the
+/// targets appended — or alone, as the full suite, when discovery finds none. Passes when the
+/// test command exits 0.
+///
+/// Each command runs under `sh -c` in the working directory, in a process group of its own,
+/// for at most `TestSelector.TimeoutSeconds` (600 by default); a command past its time has its
+/// whole group killed and blocks the handoff.
+///
+/// **Why**: the agent's word that the tests pass is not evidence; the gate runs them itself.
+///
+/// **Passes**: `pytest tests/test_api.py` exits 0. **Blocked**: it exits 1, discovery fails,
+/// a command times out, or `TestSelector` is not configured.
+///
+/// **Options**: `TestSelector.FindRelatedCommand`, `TestSelector.FullSuiteCommand`,
+/// `TestSelector.TimeoutSeconds`; the change log of `Validation.ChangeLogPath` or
+/// `ChangeTracking.Path`.
+#[derive(Debug, Clone)]
+pub struct RequireRelatedTestsPass {
+    /// The `TestSelector` section.
+    pub selector: TestSelector,
+}
+
+const NAME: &str = "RequireRelatedTestsPass";
+
+/// Characters of test output quoted in a message.
+const OUTPUT_CHARS: usize = 2000;
+
+impl Predicate for RequireRelatedTestsPass {
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn turns_needed(&self) -> Option<usize> {
+        Some(0)
+    }
+
+    fn evaluate(&self, cx: &GateContext<'_, '_>) -> Verdict {
+        let word = blocked_word(cx.keyword);
+        let (Some(find), Some(suite)) = (
+            &self.selector.find_related_command,
+            &self.selector.full_suite_command,
+        ) else {
+            return Verdict::block(
+                NAME,
+                format!(
+                    "{word} blocked: RequireRelatedTestsPass is not configured.\n\
+                     Set TestSelector.FindRelatedCommand (with {{file}}) and TestSelector.FullSuiteCommand\n\
+                     in the pipeline configuration."
+                ),
+            );
+        };
+        let mut changed: Vec<String> = Vec::new();
+        match cx.view.change_log() {
+            Ok(Some(log)) => {
+                for file in log.session_files_written() {
+                    if !changed.iter().any(|c| c == file) {
+                        changed.push(file.to_owned());
+                    }
+                }
+            }
+            Ok(None) => {}
+            Err(e) => return fail_closed(NAME, cx.keyword, "the change log", e),
+        }
+        let workdir = cx.view.workdir();
+        let mut targets: Vec<String> = Vec::new();
+        for file in &changed {
+            let command = find.replace("{file}", &shell_quote(file));
+            let outcome = match run_shell(&command, workdir, self.selector.timeout) {
+                Ok(outcome) => outcome,
+                Err(e) => {
+                    return fail_closed(
+                        NAME,
+                        cx.keyword,
+                        "the related tests (the discovery command did not start)",
+                        &e,
+                    );
+                }
+            };
+            if outcome.timed_out {
+                return timed_out(
+                    word,
+                    &command,
+                    self.selector.timeout.as_secs(),
+                    &outcome.output,
+                );
+            }
+            if !outcome.succeeded() {
+                let code = outcome
+                    .exit_code
+                    .map_or_else(|| "killed".to_owned(), |c| c.to_string());
+                return Verdict::block(
+                    NAME,
+                    format!(
+                        "{word} blocked: test discovery failed for {file} (exit {code}).\nCommand: {command}\n{}",
+                        truncate(&outcome.output, OUTPUT_CHARS)
+                    ),
+                );
+            }
+            for line in outcome
+                .output
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+            {
+                if !targets.iter().any(|t| t == line) {
+                    targets.push(line.to_owned());
+                }
+            }
+        }
+        let command = if targets.is_empty() {
+            suite.clone()
+        } else {
+            let args: Vec<String> = targets.iter().map(|t| shell_quote(t)).collect();
+            format!("{suite} {}", args.join(" "))
+        };
+        let outcome = match run_shell(&command, workdir, self.selector.timeout) {
+            Ok(outcome) => outcome,
+            Err(e) => {
+                return fail_closed(
+                    NAME,
+                    cx.keyword,
+                    "the related tests (the test command did not start)",
+                    &e,
+                );
+            }
+        };
+        if outcome.timed_out {
+            return timed_out(
+                word,
+                &command,
+                self.selector.timeout.as_secs(),
+                &outcome.output,
+            );
+        }
+        if outcome.succeeded() {
+            return Verdict::Pass;
+        }
+        let code = outcome
+            .exit_code
+            .map_or_else(|| "killed".to_owned(), |c| c.to_string());
+        Verdict::block(
+            NAME,
+            format!(
+                "{word} blocked: targeted tests failed (exit {code}).\nCommand: {command}\n{}",
+                truncate(&outcome.output, OUTPUT_CHARS)
+            ),
+        )
+    }
+}
+
+fn timed_out(word: &str, command: &str, secs: u64, output: &str) -> Verdict {
+    Verdict::block(
+        NAME,
+        format!(
+            "{word} blocked: RequireRelatedTestsPass could not finish: the tests ran past {secs} s and were killed.\n\
+             Command: {command}\n{}",
+            truncate(output, OUTPUT_CHARS)
+        ),
+    )
+}
