@@ -8,7 +8,8 @@ use crate::exit_codes;
 #[derive(Debug)]
 pub(crate) struct CommandError {
     code: u8,
-    error: Box<dyn std::error::Error + Send + Sync>,
+    /// `None` when the command already printed the error itself.
+    error: Option<Box<dyn std::error::Error + Send + Sync>>,
 }
 
 impl CommandError {
@@ -16,7 +17,15 @@ impl CommandError {
     pub(crate) fn input(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
         CommandError {
             code: exit_codes::INPUT_ERROR,
-            error: error.into(),
+            error: Some(error.into()),
+        }
+    }
+
+    /// Returns an input error the command has already printed.
+    pub(crate) fn reported() -> Self {
+        CommandError {
+            code: exit_codes::INPUT_ERROR,
+            error: None,
         }
     }
 
@@ -27,38 +36,23 @@ impl CommandError {
 
     /// Prints `error: message` and a `caused by:` line per cause.
     pub(crate) fn print(&self, out: &mut impl Write, styles: &crate::ui::Styles) {
-        let _ = writeln!(
-            out,
-            "{}error:{} {}",
-            styles.error,
-            styles.error.render_reset(),
-            self.error
-        );
-        let mut source = self.error.source();
+        let Some(error) = &self.error else { return };
+        let s = styles.error;
+        let _ = writeln!(out, "{s}error:{s:#} {error}");
+        let mut source = error.source();
         while let Some(cause) = source {
             let _ = writeln!(out, "  caused by: {cause}");
             source = cause.source();
         }
     }
-}
 
-impl From<vouch_session::Error> for CommandError {
-    fn from(e: vouch_session::Error) -> Self {
-        CommandError::input(e)
-    }
-}
-
-impl From<std::io::Error> for CommandError {
-    fn from(e: std::io::Error) -> Self {
-        CommandError::input(e)
-    }
-}
-
-impl CommandError {
     /// Returns true when the error is a closed stdout (`vouch … | head`), which is not a
     /// failure.
     pub(crate) fn is_broken_pipe(&self) -> bool {
-        let mut source: Option<&(dyn std::error::Error + 'static)> = Some(self.error.as_ref());
+        let Some(error) = &self.error else {
+            return false;
+        };
+        let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error.as_ref());
         while let Some(e) = source {
             if e.downcast_ref::<std::io::Error>()
                 .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
@@ -68,5 +62,23 @@ impl CommandError {
             source = e.source();
         }
         false
+    }
+}
+
+impl From<vouch_session::Error> for CommandError {
+    fn from(e: vouch_session::Error) -> Self {
+        CommandError::input(e)
+    }
+}
+
+impl From<vouch_evidence::Error> for CommandError {
+    fn from(e: vouch_evidence::Error) -> Self {
+        CommandError::input(e)
+    }
+}
+
+impl From<std::io::Error> for CommandError {
+    fn from(e: std::io::Error) -> Self {
+        CommandError::input(e)
     }
 }

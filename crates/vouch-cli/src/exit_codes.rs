@@ -3,7 +3,6 @@
 /// Everything checked passed.
 pub(crate) const PASS: u8 = 0;
 /// A check failed: a gate blocked, a test failed, a task document is invalid.
-#[expect(dead_code, reason = "used by the gate and test commands")]
 pub(crate) const CHECK_FAILED: u8 = 1;
 /// Bad usage, a bad configuration, or input that could not be read (bad log lines included).
 pub(crate) const INPUT_ERROR: u8 = 2;

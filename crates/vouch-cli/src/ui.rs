@@ -25,6 +25,8 @@ pub(crate) struct Ui {
     out_choice: ColorChoice,
     /// Status, warnings and errors.
     pub(crate) err: AutoStream<Box<dyn Write>>,
+    /// Whether stderr is coloured.
+    pub(crate) err_color: bool,
     /// The styles.
     pub(crate) styles: Styles,
 }
@@ -45,6 +47,7 @@ impl Ui {
             out,
             out_choice,
             err: AutoStream::new(err, err_choice),
+            err_color: !matches!(err_choice, ColorChoice::Never),
             styles: Styles::default(),
         }
     }

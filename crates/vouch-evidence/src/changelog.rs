@@ -100,8 +100,10 @@ impl ChangeLog {
     }
 }
 
-/// A turn to append with [`append`].
-#[derive(Debug, Clone, Default)]
+/// A turn to append with [`append`]. As JSON (`vouch changes record --json`), its keys are the
+/// field names below; unknown keys are errors.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 #[non_exhaustive]
 pub struct NewTurn {
     /// The agent whose turn it was.
@@ -123,7 +125,8 @@ pub struct NewTurn {
 }
 
 /// A command to record: its output is capped and hashed when written.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 #[non_exhaustive]
 pub struct NewCommand {
     /// The command line.
@@ -157,6 +160,11 @@ impl NewTurn {
             ..NewTurn::default()
         }
     }
+
+    /// Parses a turn written as JSON; `path` names it in errors.
+    pub fn parse(path: &Path, text: &str) -> Result<NewTurn, Error> {
+        parse_json(path, text)
+    }
 }
 
 /// What [`append`] recorded.
@@ -183,7 +191,7 @@ pub fn append(path: &Path, turn: &NewTurn) -> Result<Appended, Error> {
             .session_id
             .clone()
             .or_else(|| raw.active.clone())
-            .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+            .unwrap_or_else(new_session_id);
         let turn_index = match turn.turn_index {
             Some(i) => i,
             None => {
@@ -226,6 +234,11 @@ pub fn append(path: &Path, turn: &NewTurn) -> Result<Appended, Error> {
         };
         Ok((out, appended))
     })
+}
+
+/// Returns a new session id: a random UUID (v4).
+pub fn new_session_id() -> String {
+    uuid::Uuid::new_v4().to_string()
 }
 
 /// Returns the JSON of one entry in the orchestrator's layout.

@@ -33,7 +33,7 @@ mod view;
 pub use brief::{Brief, Criterion, FileRef};
 pub use changelog::{
     Appended, ChangeEntry, ChangeLog, CommandRun, NewCommand, NewTurn, OUTPUT_CAP, append,
-    sha256_hex,
+    new_session_id, sha256_hex,
 };
 pub use error::Error;
 pub use review::{Review, ReviewEntry};

@@ -1,5 +1,10 @@
 //! The subcommands, one module each, and the match that runs them.
 
+mod changes;
+mod config_input;
+mod gate;
+mod hook;
+mod log_input;
 mod session;
 
 use clap::Subcommand;
@@ -13,11 +18,23 @@ pub(crate) enum Command {
     /// Read an agent's session log: a timeline of what it did, or counts
     #[command(subcommand)]
     Session(session::SessionCommand),
+    /// Check a handoff or a completion against the gates of a pipeline configuration
+    #[command(subcommand)]
+    Gate(gate::GateCommand),
+    /// Record what an agent did in a turn into the change log (`changes.json`)
+    #[command(subcommand)]
+    Changes(changes::ChangesCommand),
+    /// Run as an agent product's hook: gates on the agent's completion
+    #[command(subcommand)]
+    Hook(hook::HookCommand),
 }
 
 /// Runs a command and returns its exit code.
 pub(crate) fn run(command: &Command, ui: &mut Ui) -> Result<u8, CommandError> {
     match command {
         Command::Session(c) => session::run(c, ui),
+        Command::Gate(c) => gate::run(c, ui),
+        Command::Changes(c) => changes::run(c, ui),
+        Command::Hook(c) => hook::run(c, ui),
     }
 }

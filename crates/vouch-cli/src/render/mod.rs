@@ -1,5 +1,6 @@
 //! Human renderings of library results.
 
+pub(crate) mod config_errors;
 pub(crate) mod stats;
 pub(crate) mod text;
 pub(crate) mod timeline;

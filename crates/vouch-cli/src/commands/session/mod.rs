@@ -1,6 +1,5 @@
 //! `vouch session`: reading agent session logs.
 
-mod input;
 mod show;
 mod stats;
 

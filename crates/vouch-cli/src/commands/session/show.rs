@@ -2,7 +2,7 @@
 
 use clap::Args;
 
-use crate::commands::session::input::{LogArgs, load};
+use crate::commands::log_input::{LogArgs, load};
 use crate::error::CommandError;
 use crate::render::timeline;
 use crate::ui::Ui;

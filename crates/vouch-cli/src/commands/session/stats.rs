@@ -3,7 +3,7 @@
 use clap::Args;
 use vouch_session::SessionStats;
 
-use crate::commands::session::input::{LogArgs, load};
+use crate::commands::log_input::{LogArgs, load};
 use crate::error::CommandError;
 use crate::render::stats;
 use crate::ui::Ui;

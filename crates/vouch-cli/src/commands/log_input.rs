@@ -1,7 +1,7 @@
-//! The log arguments every `vouch session` command takes, and reading the log they name.
+//! The log arguments of the commands that read a session log, and reading the log they name.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 use vouch_session::{DiagnosticKind, Format, ReadOptions, Session};
@@ -60,6 +60,10 @@ pub(crate) struct Loaded {
     pub(crate) session: Session,
     /// `0`, or `2` when bad lines were skipped.
     pub(crate) code: u8,
+    /// How many bad lines were skipped.
+    pub(crate) bad_lines: usize,
+    /// The first of them, as `path:line: reason`.
+    pub(crate) first_bad: Option<String>,
 }
 
 /// Reads the log, printing each skipped line to stderr as `path:line: reason`.
@@ -70,10 +74,19 @@ pub(crate) fn load(args: &LogArgs, ui: &mut Ui) -> Result<Loaded, CommandError> 
         no_subagents: args.no_subagents,
         last_turns: None,
     };
-    let report = if args.path.as_os_str() == "-" {
-        vouch_session::read_from(std::io::stdin().lock(), "<stdin>", &options)?
+    load_with(&args.path, &options, ui)
+}
+
+/// Reads the log at `path` (`-` for stdin) with `options`, reporting skipped lines.
+pub(crate) fn load_with(
+    path: &Path,
+    options: &ReadOptions,
+    ui: &mut Ui,
+) -> Result<Loaded, CommandError> {
+    let report = if path.as_os_str() == "-" {
+        vouch_session::read_from(std::io::stdin().lock(), "<stdin>", options)?
     } else {
-        vouch_session::read_path(&args.path, &options)?
+        vouch_session::read_path(path, options)?
     };
     for d in &report.diagnostics {
         let style = match d.kind {
@@ -94,8 +107,15 @@ pub(crate) fn load(args: &LogArgs, ui: &mut Ui) -> Result<Loaded, CommandError> 
     } else {
         exit_codes::PASS
     };
+    let first_bad = report
+        .diagnostics
+        .iter()
+        .find(|d| d.kind == DiagnosticKind::BadLine)
+        .map(ToString::to_string);
     Ok(Loaded {
         session: report.session,
         code,
+        bad_lines: bad,
+        first_bad,
     })
 }

@@ -1,0 +1,172 @@
+//! `vouch gate check`: would this handoff (or completion) go through?
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::Args;
+use serde::Serialize;
+use vouch_evidence::EvidenceView;
+use vouch_gate::{Gate, Verdict};
+use vouch_session::{Format, ReadOptions};
+
+use crate::commands::config_input::load_gates;
+use crate::commands::log_input::{LogFormat, load_with};
+use crate::error::CommandError;
+use crate::exit_codes;
+use crate::ui::Ui;
+
+/// Check a handoff or a completion against a pipeline's gates
+///
+/// Finds the routes of `--keyword` that `--agent` may use (every route of the keyword when no
+/// agent is given) and runs their validators in order — all must pass, the first failure wins —
+/// on the session's current turn, the change log and the artifacts under `--workdir`. With
+/// `--terminate`, runs the validators of the termination strategies instead.
+///
+/// Prints `pass`, or exactly the message that would be injected into the conversation.
+/// Exit codes: 0 pass, 1 blocked, 2 configuration or input error. `--format json` prints
+/// `{"verdict", "route", "validator", "message"}`.
+///
+/// Only the end of the session log is read: as many turns as the validators look at.
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("what").required(true).args(["keyword", "terminate"]))]
+pub(crate) struct CheckArgs {
+    /// The pipeline configuration (the validator spec's YAML)
+    #[arg(long, value_name = "FILE")]
+    config: PathBuf,
+
+    /// The session log
+    #[arg(long, value_name = "LOG")]
+    session: PathBuf,
+
+    /// The routing keyword the agent wrote (`HANDOFF TO TESTER`)
+    #[arg(long, value_name = "KEYWORD")]
+    keyword: Option<String>,
+
+    /// Check a completion: the validators of the termination strategies
+    #[arg(long)]
+    terminate: bool,
+
+    /// The agent that wrote the keyword; routes whose SourceAgents exclude it do not apply
+    #[arg(long, value_name = "NAME")]
+    agent: Option<String>,
+
+    /// The folder artifact paths are relative to, and where commands run
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    workdir: PathBuf,
+
+    /// Read the log as this format instead of detecting it
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    log_format: Option<LogFormat>,
+
+    /// Output format
+    #[arg(long, value_enum, default_value = "human")]
+    format: CheckFormat,
+}
+
+/// What `vouch gate check` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum CheckFormat {
+    /// `pass`, or the message
+    Human,
+    /// `{"verdict", "route", "validator", "message"}`
+    Json,
+}
+
+/// The JSON output.
+#[derive(Serialize)]
+struct Outcome<'a> {
+    verdict: &'a str,
+    route: Option<&'a str>,
+    agent: Option<&'a str>,
+    validators: Vec<&'a str>,
+    validator: Option<&'a str>,
+    message: Option<&'a str>,
+}
+
+/// Runs `vouch gate check`.
+pub(crate) fn run(args: &CheckArgs, ui: &mut Ui) -> Result<u8, CommandError> {
+    let gates = load_gates(&args.config, ui)?;
+    let gate: Gate<'_> = match &args.keyword {
+        Some(keyword) => gates
+            .handoff(keyword, args.agent.as_deref())
+            .ok_or_else(|| {
+                let known: Vec<&str> = gates
+                    .config()
+                    .routes
+                    .iter()
+                    .map(|r| r.keyword.as_str())
+                    .collect();
+                let from = args
+                    .agent
+                    .as_deref()
+                    .map(|a| format!(" from `{a}`"))
+                    .unwrap_or_default();
+                CommandError::input(format!(
+                    "no route takes `{keyword}`{from} in `{}` (hint: the routes' keywords are {})",
+                    args.config.display(),
+                    if known.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        known.join(", ")
+                    }
+                ))
+            })?,
+        None => gates.completion(args.agent.as_deref()),
+    };
+    let options = ReadOptions {
+        format: args.log_format.map(Format::from),
+        last_turns: gate.turns_needed(),
+        ..ReadOptions::default()
+    };
+    let loaded = load_with(&args.session, &options, ui)?;
+    let view = EvidenceView::new(
+        &loaded.session,
+        &args.workdir,
+        gates.config().validation.paths.clone(),
+    );
+    let verdict = match (gate.evaluate(&view), loaded.first_bad) {
+        // A gate does not pass on evidence it could not read (decision G4).
+        (Verdict::Pass, Some(first)) => Verdict::block(
+            "vouch",
+            format!(
+                "{} blocked: the session log has {} line(s) vouch could not read (the first: {first}).\nvouch does not let a handoff through on evidence it cannot read.",
+                gate.keyword, loaded.bad_lines
+            ),
+        ),
+        (verdict, _) => verdict,
+    };
+    let route = (!gate.routes.is_empty()).then_some(gate.keyword.as_str());
+    let (code, validator, message) = match &verdict {
+        Verdict::Pass => (exit_codes::PASS, None, None),
+        Verdict::Block(b) => (
+            exit_codes::CHECK_FAILED,
+            Some(b.validator.as_str()),
+            Some(b.message.as_str()),
+        ),
+    };
+    match args.format {
+        CheckFormat::Human => {
+            let out = &mut ui.out;
+            match message {
+                None => writeln!(out, "pass")?,
+                Some(m) => writeln!(out, "{m}")?,
+            }
+            if let Some(v) = validator {
+                ui.warn(format_args!("blocked by {v}"));
+            }
+        }
+        CheckFormat::Json => {
+            let outcome = Outcome {
+                verdict: if verdict.is_pass() { "pass" } else { "block" },
+                route,
+                agent: args.agent.as_deref(),
+                validators: gate.names(),
+                validator,
+                message,
+            };
+            serde_json::to_writer_pretty(&mut ui.out, &outcome).map_err(std::io::Error::from)?;
+            writeln!(ui.out)?;
+        }
+    }
+    Ok(code)
+}
