@@ -57,6 +57,29 @@ pub enum Error {
     },
 }
 
+impl Error {
+    /// Returns what is wrong without naming the file, for messages that name it already:
+    /// `is not valid JSON: … at line 1, column 14`, `has the wrong shape at `$.x`: …`.
+    pub fn detail(&self) -> String {
+        match self {
+            Error::NotJson {
+                reason,
+                line,
+                column,
+                ..
+            } => {
+                format!("is not valid JSON: {reason} at line {line}, column {column}")
+            }
+            Error::Shape {
+                json_path, reason, ..
+            } => {
+                format!("has the wrong shape at `{json_path}`: {reason}")
+            }
+            other => format!("cannot be read: {other}"),
+        }
+    }
+}
+
 /// Parses `text`, the content of `path`, reporting a wrong shape with its JSON path.
 pub(crate) fn parse_json<'de, T: serde::Deserialize<'de>>(
     path: &std::path::Path,

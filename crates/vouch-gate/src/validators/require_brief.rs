@@ -45,7 +45,8 @@ impl Predicate for RequireBrief {
                 return Verdict::block(
                     NAME,
                     format!(
-                        "{word} blocked: brief.json is not valid: {e}.\nFix the file with write_file, then retry the handoff."
+                        "{word} blocked: brief.json {}.\nFix the file with write_file, then retry the handoff.",
+                        e.detail()
                     ),
                 );
             }

@@ -92,7 +92,8 @@ impl Predicate for TestReportValid {
             }
             Err(e @ (Error::NotJson { .. } | Error::Shape { .. })) => {
                 return block(format!(
-                    "{kw} blocked: test-report.json is not valid: {e}.\nFix the file with write_file, then retry the handoff."
+                    "{kw} blocked: test-report.json {}.\nFix the file with write_file, then retry the handoff.",
+                    e.detail()
                 ));
             }
             Err(e) => return fail_closed(NAME, kw, "the test report", e),

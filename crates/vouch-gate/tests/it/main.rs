@@ -1,0 +1,10 @@
+//! Integration tests of vouch-gate: every validator over hand-written sessions and artifacts,
+//! configuration loading, and the stop hook.
+
+#![allow(clippy::unwrap_used, reason = "tests fail loudly")]
+
+mod config;
+mod fail_closed;
+mod hook;
+mod support;
+mod validators;
