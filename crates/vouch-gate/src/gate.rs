@@ -6,7 +6,8 @@ use std::path::Path;
 use vouch_evidence::EvidenceView;
 
 use crate::config::{
-    ConfigErrors, PipelineConfig, Route, Termination, TerminationKind, ValidatorRef,
+    CommandPatterns, ConfigErrors, PipelineConfig, Route, Termination, TerminationKind,
+    ValidatorRef,
 };
 use crate::predicate::{GateContext, Predicate, Verdict, evaluate_all};
 
@@ -39,27 +40,30 @@ impl GateSet {
 
     /// Builds the gates of a loaded configuration.
     pub fn new(config: PipelineConfig) -> GateSet {
-        let build = |refs: &[ValidatorRef], route: Option<&Route>| -> Vec<Box<dyn Predicate>> {
-            refs.iter().map(|r| r.kind.build(route, &config)).collect()
-        };
+        let build =
+            |refs: &[ValidatorRef], patterns: CommandPatterns<'_>| -> Vec<Box<dyn Predicate>> {
+                refs.iter()
+                    .map(|r| r.kind.build(patterns, &config))
+                    .collect()
+            };
         let routes = config
             .routes
             .iter()
-            .map(|r| build(&r.validators, Some(r)))
+            .map(|r| build(&r.validators, r.patterns()))
             .collect();
         let strategies = config
             .termination
             .iter()
             .flat_map(Termination::all)
             .filter(|t| !t.validators.is_empty())
-            .map(|t| (t.clone(), build(&t.validators, None)))
+            .map(|t| (t.clone(), build(&t.validators, CommandPatterns::default())))
             .collect();
-        let stop = build(&config.hooks.stop, None);
+        let stop = build(&config.hooks.stop, config.hooks.patterns());
         let subagent_stop = config
             .hooks
             .subagent_stop
             .as_deref()
-            .map(|v| build(v, None));
+            .map(|v| build(v, config.hooks.patterns()));
         GateSet {
             config,
             routes,

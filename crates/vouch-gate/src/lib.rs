@@ -50,9 +50,9 @@ mod validators;
 pub use alternatives::Alternatives;
 pub use command::{CommandOutcome, run_shell};
 pub use config::{
-    ConfigError, ConfigErrors, DEFAULT_ASSERTION_PATTERNS, Hooks, Location, PipelineConfig, Route,
-    Termination, TerminationKind, TestSelector, Validation, ValidatorRef, load as load_config,
-    parse as parse_config,
+    CommandPatterns, ConfigError, ConfigErrors, DEFAULT_ASSERTION_PATTERNS, Hooks, Location,
+    PipelineConfig, Route, Termination, TerminationKind, TestSelector, Validation, ValidatorRef,
+    load as load_config, parse as parse_config,
 };
 pub use gate::{Gate, GateSet};
 pub use hook::{HookAnswer, HookInput, answer as hook_answer, evaluate_stop};

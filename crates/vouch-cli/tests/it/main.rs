@@ -2,6 +2,8 @@
 
 #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
 
+mod gate;
 mod help;
+mod hook;
 mod session;
 mod support;

@@ -26,6 +26,24 @@ pub(crate) fn vouch_with_stdin(args: &[&str], stdin: &[u8]) -> Output {
         .unwrap()
 }
 
+/// Runs `vouch` with `args` in `dir`.
+pub(crate) fn vouch_in(dir: &std::path::Path, args: &[&str]) -> Output {
+    vouch_in_with_stdin(dir, args, &[])
+}
+
+/// Runs `vouch` with `args` and `stdin` in `dir`.
+pub(crate) fn vouch_in_with_stdin(dir: &std::path::Path, args: &[&str], stdin: &[u8]) -> Output {
+    assert_cmd::Command::cargo_bin("vouch")
+        .unwrap()
+        .current_dir(dir)
+        .env_remove("VOUCH_LOG")
+        .env("NO_COLOR", "1")
+        .args(args)
+        .write_stdin(stdin.to_vec())
+        .output()
+        .unwrap()
+}
+
 /// Returns stdout, stderr and the exit code as one text for snapshots.
 pub(crate) fn render(out: &Output) -> String {
     format!(

@@ -283,6 +283,20 @@ impl Cx {
             .collect()
     }
 
+    /// Reads `RequiredCommandPattern` and `ShellFallbackPattern` of a mapping.
+    fn patterns(&mut self, m: &mut Map<'_>) -> (Option<Alternatives>, Option<Alternatives>) {
+        let mut pattern = |key: &str| {
+            m.get(key)
+                .and_then(|(n, p)| self.string(n, &p))
+                .map(|s| Alternatives::new(&s))
+                .filter(|a| !a.is_empty())
+        };
+        (
+            pattern("RequiredCommandPattern"),
+            pattern("ShellFallbackPattern"),
+        )
+    }
+
     /// Reads `Validator` and `Validators` of a mapping (`Validators` wins, decision G2).
     fn validator_keys(&mut self, map: &mut Map<'_>) -> Vec<ValidatorRef> {
         let many = map.get("Validators");
@@ -412,16 +426,7 @@ impl Cx {
             .get("SourceAgents")
             .map(|(n, p)| self.strings(n, &p))
             .unwrap_or_default();
-        let required_command_pattern = m
-            .get("RequiredCommandPattern")
-            .and_then(|(n, p)| self.string(n, &p))
-            .map(|s| Alternatives::new(&s))
-            .filter(|a| !a.is_empty());
-        let shell_fallback_pattern = m
-            .get("ShellFallbackPattern")
-            .and_then(|(n, p)| self.string(n, &p))
-            .map(|s| Alternatives::new(&s))
-            .filter(|a| !a.is_empty());
+        let (required_command_pattern, shell_fallback_pattern) = self.patterns(&mut m);
         let _ = m.get("Contracts");
         self.unknown_keys(
             &m,
@@ -644,6 +649,7 @@ impl Cx {
         if let Some(d) = m.get("StateDir").and_then(|(n, p)| self.string(n, &p)) {
             h.state_dir = PathBuf::from(d);
         }
+        (h.required_command_pattern, h.shell_fallback_pattern) = self.patterns(&mut m);
         self.unknown_keys(
             &m,
             &[
@@ -652,6 +658,8 @@ impl Cx {
                 "StuckThreshold",
                 "Keyword",
                 "StateDir",
+                "RequiredCommandPattern",
+                "ShellFallbackPattern",
             ],
         );
         h

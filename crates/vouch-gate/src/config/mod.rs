@@ -8,7 +8,7 @@ mod node;
 pub use error::{ConfigError, ConfigErrors};
 pub use load::{load, parse};
 pub use model::{
-    DEFAULT_ASSERTION_PATTERNS, Hooks, PipelineConfig, Route, Termination, TerminationKind,
-    TestSelector, Validation, ValidatorRef,
+    CommandPatterns, DEFAULT_ASSERTION_PATTERNS, Hooks, PipelineConfig, Route, Termination,
+    TerminationKind, TestSelector, Validation, ValidatorRef,
 };
 pub use node::Location;

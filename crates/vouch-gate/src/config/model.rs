@@ -51,7 +51,24 @@ pub struct Route {
     pub location: Location,
 }
 
+/// The command patterns a route (or the stop hook) gives its validators.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CommandPatterns<'a> {
+    /// `RequiredCommandPattern`.
+    pub required: Option<&'a Alternatives>,
+    /// `ShellFallbackPattern`.
+    pub shell_fallback: Option<&'a Alternatives>,
+}
+
 impl Route {
+    /// Returns the route's command patterns.
+    pub fn patterns(&self) -> CommandPatterns<'_> {
+        CommandPatterns {
+            required: self.required_command_pattern.as_ref(),
+            shell_fallback: self.shell_fallback_pattern.as_ref(),
+        }
+    }
+
     /// Returns true when `agent` may use the route (always when no agent is given).
     pub fn allows(&self, agent: Option<&str>) -> bool {
         match agent {
@@ -184,6 +201,20 @@ pub struct Hooks {
     pub keyword: String,
     /// Where the hook keeps its state, relative to the project.
     pub state_dir: PathBuf,
+    /// `RequiredCommandPattern` for the hook's validators.
+    pub required_command_pattern: Option<Alternatives>,
+    /// `ShellFallbackPattern` for the hook's validators.
+    pub shell_fallback_pattern: Option<Alternatives>,
+}
+
+impl Hooks {
+    /// Returns the hook's command patterns.
+    pub fn patterns(&self) -> CommandPatterns<'_> {
+        CommandPatterns {
+            required: self.required_command_pattern.as_ref(),
+            shell_fallback: self.shell_fallback_pattern.as_ref(),
+        }
+    }
 }
 
 impl Default for Hooks {
@@ -194,6 +225,8 @@ impl Default for Hooks {
             stuck_threshold: 3,
             keyword: "Completion".to_owned(),
             state_dir: PathBuf::from(".vouch"),
+            required_command_pattern: None,
+            shell_fallback_pattern: None,
         }
     }
 }

@@ -1,6 +1,6 @@
 //! The validators vouch knows, by name, and how each is built for a route or a gate.
 
-use crate::config::{PipelineConfig, Route};
+use crate::config::{CommandPatterns, PipelineConfig};
 use crate::predicate::Predicate;
 use crate::validators::{
     BlockOnConsecutiveFail, RequireAcceptanceCriteriaPassed, RequireAllFilesWritten, RequireBrief,
@@ -77,14 +77,18 @@ impl ValidatorKind {
         })
     }
 
-    /// Builds the validator for `route` (its command patterns) or for a gate with no route.
-    pub fn build(self, route: Option<&Route>, config: &PipelineConfig) -> Box<dyn Predicate> {
-        let required = route.and_then(|r| r.required_command_pattern.clone());
+    /// Builds the validator with the command patterns of its route (or of the stop hook).
+    pub fn build(
+        self,
+        patterns: CommandPatterns<'_>,
+        config: &PipelineConfig,
+    ) -> Box<dyn Predicate> {
+        let required = patterns.required.cloned();
         match self {
             ValidatorKind::RequireBrief => Box::new(RequireBrief),
             ValidatorKind::RequireShellPass => Box::new(RequireShellPass { pattern: required }),
             ValidatorKind::RequireWriteFile => Box::new(RequireWriteFile {
-                shell_fallback: route.and_then(|r| r.shell_fallback_pattern.clone()),
+                shell_fallback: patterns.shell_fallback.cloned(),
             }),
             ValidatorKind::RequireAllFilesWritten => Box::new(RequireAllFilesWritten),
             ValidatorKind::RequireRelatedTestsPass => Box::new(RequireRelatedTestsPass {

@@ -1,0 +1,5 @@
+//! Integration tests of vouch-evidence.
+
+#![allow(clippy::unwrap_used, reason = "tests fail loudly")]
+
+mod concurrency;
