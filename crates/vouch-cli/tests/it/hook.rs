@@ -24,7 +24,7 @@ impl Transcript {
         let id = format!("m{}", self.n);
         self.rec(
             "assistant",
-            json!({"id": id, "role": "assistant", "content": [{"type": "text", "text": text}]}),
+            &json!({"id": id, "role": "assistant", "content": [{"type": "text", "text": text}]}),
         );
     }
     fn bash(&mut self, command: &str, output: &str, is_error: bool) {
