@@ -120,10 +120,13 @@ mod require_shell_pass {
                 {"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "Shell-shell_run", "arguments": "{\"command\": \"go test\"}"}}]},
                 {"role": "tool", "tool_call_id": "c1", "content": text}
             ]);
-            let s =
-                vouch_session::read_from(chat.to_string().as_bytes(), "chat", &Default::default())
-                    .unwrap()
-                    .session;
+            let s = vouch_session::read_from(
+                chat.to_string().as_bytes(),
+                "chat",
+                &vouch_session::ReadOptions::default(),
+            )
+            .unwrap()
+            .session;
             assert!(!shell_pass(None).check(TESTER, &s).is_pass(), "{text}");
         }
         let s = S::default()
