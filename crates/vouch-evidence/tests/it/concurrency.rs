@@ -4,8 +4,8 @@ use std::process::Command;
 
 use vouch_evidence::{ChangeLog, NewCommand, NewTurn, append};
 
-const PROCESSES: usize = 8;
-const TURNS: usize = 500;
+const PROCESSES: i64 = 8;
+const TURNS: i64 = 500;
 const WORKER: &str = "VOUCH_TEST_APPEND_WORKER";
 
 /// Run as a child process by `eight_processes_append_concurrently`: appends `TURNS` turns of
@@ -52,11 +52,11 @@ fn eight_processes_append_concurrently() {
         assert!(child.wait().unwrap().success());
     }
     let log = ChangeLog::read(&path).unwrap();
-    assert_eq!(log.entries.len(), PROCESSES * TURNS);
+    assert_eq!(i64::try_from(log.entries.len()).unwrap(), PROCESSES * TURNS);
     for p in 0..PROCESSES {
         let agent = format!("agent{p}");
         let mine: Vec<_> = log.entries.iter().filter(|e| e.agent == agent).collect();
-        assert_eq!(mine.len(), TURNS, "{agent}");
+        assert_eq!(i64::try_from(mine.len()).unwrap(), TURNS, "{agent}");
         // Each process's turns are all there, in the order it wrote them.
         for (i, e) in mine.iter().enumerate() {
             assert_eq!(e.files_written, vec![format!("src/{agent}/{i}.rs")]);
@@ -66,7 +66,7 @@ fn eight_processes_append_concurrently() {
     indexes.sort_unstable();
     assert_eq!(
         indexes,
-        (1..=(PROCESSES * TURNS) as i64).collect::<Vec<_>>(),
+        (1..=PROCESSES * TURNS).collect::<Vec<_>>(),
         "turn numbers are unique"
     );
 }
