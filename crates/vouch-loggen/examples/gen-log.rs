@@ -1,6 +1,8 @@
-//! Writes a generated agent log to a file or stdout, for side-by-side timings.
+//! Writes a generated agent log (or a whole gate-check project), for side-by-side timings.
 //!
-//! Usage: `cargo run --release -p vouch-loggen --example gen-log -- claude [TOOL_CALLS] [RESULT_BYTES] > session.jsonl`
+//! Usage:
+//! - `cargo run --release -p vouch-loggen --example gen-log -- claude [TOOL_CALLS] [RESULT_BYTES] > session.jsonl`
+//! - `cargo run --release -p vouch-loggen --example gen-log -- gate DIR` (see `GateProject`)
 
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
@@ -9,22 +11,31 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let number =
         |i: usize, default: usize| args.get(i).and_then(|s| s.parse().ok()).unwrap_or(default);
-    if let Some("claude") = args.first().map(String::as_str) {
-        let spec = vouch_loggen::ClaudeLog {
-            tool_calls: number(1, 100_000),
-            result_bytes: number(2, 2048),
-            ..Default::default()
-        };
-        let mut out = BufWriter::new(std::io::stdout().lock());
-        match spec.write(&mut out).and_then(|()| out.flush()) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("error: failed to write the log: {e}");
-                ExitCode::from(2)
-            }
+    let written = match (args.first().map(String::as_str), args.get(1)) {
+        (Some("claude"), _) => {
+            let spec = vouch_loggen::ClaudeLog {
+                tool_calls: number(1, 100_000),
+                result_bytes: number(2, 2048),
+                ..Default::default()
+            };
+            let mut out = BufWriter::new(std::io::stdout().lock());
+            spec.write(&mut out).and_then(|()| out.flush())
         }
-    } else {
-        eprintln!("usage: gen-log claude [TOOL_CALLS] [RESULT_BYTES] > session.jsonl");
-        ExitCode::from(2)
+        (Some("gate"), Some(dir)) => {
+            vouch_loggen::GateProject::default().write(std::path::Path::new(dir))
+        }
+        _ => {
+            eprintln!(
+                "usage: gen-log claude [TOOL_CALLS] [RESULT_BYTES] > session.jsonl\n       gen-log gate DIR"
+            );
+            return ExitCode::from(2);
+        }
+    };
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: failed to write: {e}");
+            ExitCode::from(2)
+        }
     }
 }

@@ -18,6 +18,8 @@ pub struct ClaudeLog {
     pub seed: u64,
     /// One result in this many is a failure (`is_error`, `Exit code 1`); 0 for none.
     pub fail_every: usize,
+    /// A new user message (a new turn) every this many tool calls; 0 for one turn.
+    pub turn_every: usize,
 }
 
 impl Default for ClaudeLog {
@@ -27,6 +29,7 @@ impl Default for ClaudeLog {
             result_bytes: 2048,
             seed: 7,
             fail_every: 25,
+            turn_every: 0,
         }
     }
 }
@@ -70,6 +73,17 @@ impl ClaudeLog {
         line(out, &first)?;
         for i in 0..self.tool_calls {
             clock += 2;
+            if self.turn_every > 0 && i > 0 && i % self.turn_every == 0 {
+                let uid = uuid(&mut rng);
+                let next = json!({
+                    "parentUuid": parent, "isSidechain": false, "userType": "external", "cwd": CWD,
+                    "sessionId": SESSION, "version": "2.1.39", "gitBranch": "main", "type": "user",
+                    "message": {"role": "user", "content": format!("[routing] step {} — continue with the next part of the plan.", i / self.turn_every)},
+                    "uuid": uid, "timestamp": timestamp(clock)
+                });
+                parent = uid;
+                line(out, &next)?;
+            }
             let message_id = format!("msg_01{:022x}", u128::from(rng.next()) * 31 + i as u128);
             let call_id = format!("toolu_01{:022x}", u128::from(rng.next()) * 17 + i as u128);
             if i % 10 == 0 {

@@ -4,6 +4,8 @@
 //!
 //! - [`ClaudeLog`]: a Claude Code session log of any number of tool calls, each followed by a
 //!   tool result of a chosen size, written by [`ClaudeLog::write`].
+//! - [`GateProject`]: a project for timing a gate check — a long session, a long change log and
+//!   every artifact the validators read.
 //!
 //! The same parameters always give the same bytes, so a benchmark's input can be regenerated
 //! anywhere instead of being stored.
@@ -24,6 +26,8 @@
 #![deny(missing_docs)]
 
 mod claude;
+mod gate;
 mod rng;
 
 pub use claude::ClaudeLog;
+pub use gate::{GateProject, PIPELINE as GATE_PIPELINE};

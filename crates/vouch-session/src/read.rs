@@ -80,16 +80,35 @@ pub fn read_path(path: &Path, options: &ReadOptions) -> Result<ReadReport, Error
     if let Some(turns) = options.last_turns
         && let Some(start) = tail::tail_start(&mut file, path, format, turns)?
     {
-        tracing::debug!(
-            offset = start.offset,
-            line = start.line,
-            "reading the last turns only"
-        );
+        tracing::debug!(offset = start.offset, "reading the last turns only");
         input.start = start;
     }
     file.seek(SeekFrom::Start(input.start.offset))
         .map_err(|e| Error::io(path, e))?;
-    read_format(format, file, &input, options)
+    let mut report = read_format(format, file, &input, options)?;
+    if !input.start.counted {
+        // The tail's lines were numbered from its start: diagnostics get their real numbers,
+        // events none (numbering them would mean reading the whole file).
+        if report
+            .diagnostics
+            .iter()
+            .any(|d| d.path.as_deref() == Some(path))
+        {
+            let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
+            let base = tail::line_number(&mut file, path, input.start.offset)? - 1;
+            for d in report
+                .diagnostics
+                .iter_mut()
+                .filter(|d| d.path.as_deref() == Some(path))
+            {
+                d.line += base;
+            }
+        }
+        for e in &mut report.session.events {
+            e.line = None;
+        }
+    }
+    Ok(report)
 }
 
 /// Reads a session from any reader (standard input, a buffer), named `name` in messages.
@@ -147,12 +166,20 @@ pub(crate) struct Input<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Start {
     pub(crate) offset: u64,
+    /// The line's number; counted from 1 at `offset` when `counted` is false.
     pub(crate) line: u64,
+    /// False when the lines before `offset` were not counted (a tail read): counting them
+    /// means reading the whole file, which is done only when a diagnostic needs it.
+    pub(crate) counted: bool,
 }
 
 impl Default for Start {
     fn default() -> Start {
-        Start { offset: 0, line: 1 }
+        Start {
+            offset: 0,
+            line: 1,
+            counted: true,
+        }
     }
 }
 

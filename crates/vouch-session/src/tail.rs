@@ -79,7 +79,8 @@ pub(crate) fn tail_start(
                     let offset = pos + line_start as u64;
                     return Ok(Some(Start {
                         offset,
-                        line: line_number(file, path, offset)?,
+                        line: 1,
+                        counted: false,
                     }));
                 }
             }
@@ -91,7 +92,7 @@ pub(crate) fn tail_start(
 }
 
 /// Returns the number of the line that starts at `offset`.
-fn line_number(file: &mut File, path: &Path, offset: u64) -> Result<u64, Error> {
+pub(crate) fn line_number(file: &mut File, path: &Path, offset: u64) -> Result<u64, Error> {
     file.seek(SeekFrom::Start(0))
         .map_err(|e| Error::io(path, e))?;
     let mut reader = file.take(offset);
