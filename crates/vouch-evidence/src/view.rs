@@ -156,6 +156,30 @@ impl<'s> EvidenceView<'s> {
             .collect()
     }
 
+    /// Returns the commands run this session that succeeded: those the change log recorded for
+    /// the active session, then the session's own shell calls (of the part of the log read).
+    pub fn successful_commands(&self) -> Result<Vec<&'_ str>, &Error> {
+        let mut commands: Vec<&str> = match self.change_log()? {
+            Some(log) => log
+                .session_commands()
+                .filter(|c| c.succeeded)
+                .map(|c| c.command.as_str())
+                .collect(),
+            None => Vec::new(),
+        };
+        let turns = self.session.turns();
+        let all: Vec<Call<'s>> = turns
+            .iter()
+            .flat_map(|t| calls_of(self.session, t.events))
+            .collect();
+        commands.extend(
+            all.iter()
+                .filter(|c| c.call.kind == ToolKind::Shell && c.succeeded())
+                .filter_map(|c| c.call.command()),
+        );
+        Ok(commands)
+    }
+
     /// Returns the change log, or `None` when its file does not exist.
     pub fn change_log(&self) -> Result<Option<&ChangeLog>, &Error> {
         let path = self.resolve(&self.paths.change_log);

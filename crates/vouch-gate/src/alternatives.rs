@@ -66,3 +66,80 @@ mod tests {
         assert!(!p.matches("go vet (g.o. test)"));
     }
 }
+
+/// A `CommandSucceeded` pattern: `|`-separated alternatives, each a list of `&&`-joined parts;
+/// an alternative holds when every one of its parts is a case-insensitive substring of some
+/// command that succeeded (the parts may be satisfied by separate commands).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandPattern {
+    raw: String,
+    alternatives: Vec<Vec<String>>,
+}
+
+impl CommandPattern {
+    /// Returns the pattern written as `raw`; empty parts are dropped.
+    pub fn new(raw: &str) -> CommandPattern {
+        let alternatives = raw
+            .split('|')
+            .map(|alt| {
+                alt.split("&&")
+                    .map(|p| p.trim().to_lowercase())
+                    .filter(|p| !p.is_empty())
+                    .collect::<Vec<_>>()
+            })
+            .filter(|alt| !alt.is_empty())
+            .collect();
+        CommandPattern {
+            raw: raw.to_owned(),
+            alternatives,
+        }
+    }
+
+    /// Returns `Ok` when an alternative is satisfied by `commands`; otherwise the parts missing
+    /// from the alternative that came closest.
+    pub fn check<'c>(
+        &self,
+        commands: impl IntoIterator<Item = &'c str>,
+    ) -> Result<(), Vec<String>> {
+        let commands: Vec<String> = commands.into_iter().map(str::to_lowercase).collect();
+        let mut best: Option<Vec<String>> = None;
+        for alt in &self.alternatives {
+            let missing: Vec<String> = alt
+                .iter()
+                .filter(|part| !commands.iter().any(|c| c.contains(part.as_str())))
+                .cloned()
+                .collect();
+            if missing.is_empty() {
+                return Ok(());
+            }
+            if best.as_ref().is_none_or(|b| missing.len() < b.len()) {
+                best = Some(missing);
+            }
+        }
+        Err(best.unwrap_or_default())
+    }
+
+    /// Returns true when the pattern has no alternative.
+    pub fn is_empty(&self) -> bool {
+        self.alternatives.is_empty()
+    }
+
+    /// Returns the pattern as it was written.
+    pub fn as_str(&self) -> &str {
+        &self.raw
+    }
+}
+
+#[cfg(test)]
+mod pattern_tests {
+    use super::*;
+
+    #[test]
+    fn and_parts_may_be_met_by_separate_commands() {
+        let p = CommandPattern::new("cargo build && cargo test|make check");
+        assert!(p.check(["cargo build --release", "cargo test -q"]).is_ok());
+        assert!(p.check(["MAKE CHECK"]).is_ok());
+        assert_eq!(p.check(["cargo build"]), Err(vec!["cargo test".to_owned()]));
+        assert_eq!(p.check([]), Err(vec!["make check".to_owned()]));
+    }
+}

@@ -6,20 +6,53 @@ use std::path::Path;
 use vouch_evidence::EvidenceView;
 
 use crate::config::{
-    CommandPatterns, ConfigErrors, PipelineConfig, Route, Termination, TerminationKind,
-    ValidatorRef,
+    CommandPatterns, ConfigErrors, ContractRef, PipelineConfig, PredicateRef, Route, Termination,
+    TerminationKind, ValidatorRef,
 };
+use crate::contracts::Contract;
 use crate::predicate::{GateContext, Predicate, Verdict, evaluate_all};
 
-/// A configuration with its validators built. Loading checks everything once; a `GateSet`
-/// cannot hold an unknown validator or a broken pattern.
+/// A configuration with its predicates built. Loading checks everything once; a `GateSet`
+/// cannot hold an unknown validator, an undeclared contract or a broken pattern.
 #[derive(Debug)]
 pub struct GateSet {
     config: PipelineConfig,
-    routes: Vec<Vec<Box<dyn Predicate>>>,
-    strategies: Vec<(Termination, Vec<Box<dyn Predicate>>)>,
+    contracts: Vec<Contract>,
+    routes: Vec<Built>,
+    strategies: Vec<(Termination, Built)>,
     stop: Vec<Box<dyn Predicate>>,
     subagent_stop: Option<Vec<Box<dyn Predicate>>>,
+}
+
+/// The predicates of one route or strategy: its validators, then its contracts (shared, by
+/// index), then the predicates it requires itself.
+#[derive(Debug)]
+struct Built {
+    validators: Vec<Box<dyn Predicate>>,
+    contracts: Vec<usize>,
+    requires: Vec<Box<dyn Predicate>>,
+}
+
+impl Built {
+    fn predicates<'g>(
+        &'g self,
+        contracts: &'g [Contract],
+    ) -> impl Iterator<Item = &'g dyn Predicate> {
+        self.validators
+            .iter()
+            .map(AsRef::as_ref)
+            .chain(
+                self.contracts
+                    .iter()
+                    .filter_map(|&i| contracts.get(i))
+                    .map(|c| c as &dyn Predicate),
+            )
+            .chain(self.requires.iter().map(AsRef::as_ref))
+    }
+
+    fn is_empty(&self) -> bool {
+        self.validators.is_empty() && self.contracts.is_empty() && self.requires.is_empty()
+    }
 }
 
 /// The predicates one decision runs, in order, and the keyword their messages name.
@@ -40,32 +73,58 @@ impl GateSet {
 
     /// Builds the gates of a loaded configuration.
     pub fn new(config: PipelineConfig) -> GateSet {
-        let build =
+        let validators =
             |refs: &[ValidatorRef], patterns: CommandPatterns<'_>| -> Vec<Box<dyn Predicate>> {
                 refs.iter()
                     .map(|r| r.kind.build(patterns, &config))
                     .collect()
             };
+        let requires = |refs: &[PredicateRef], owner: &str| -> Vec<Box<dyn Predicate>> {
+            refs.iter().map(|r| r.kind.build(owner, &config)).collect()
+        };
+        let indexes = |refs: &[ContractRef]| refs.iter().map(|r| r.index).collect();
+        let contracts = config
+            .contracts
+            .iter()
+            .map(|c| {
+                Contract::new(
+                    c.name.clone(),
+                    requires(&c.requires, &format!("contract {}", c.name)),
+                )
+            })
+            .collect();
         let routes = config
             .routes
             .iter()
-            .map(|r| build(&r.validators, r.patterns()))
+            .map(|r| Built {
+                validators: validators(&r.validators, r.patterns()),
+                contracts: indexes(&r.contracts),
+                requires: requires(&r.requires, &format!("route `{}`", r.keyword)),
+            })
             .collect();
         let strategies = config
             .termination
             .iter()
             .flat_map(Termination::all)
-            .filter(|t| !t.validators.is_empty())
-            .map(|t| (t.clone(), build(&t.validators, CommandPatterns::default())))
+            .map(|t| {
+                let built = Built {
+                    validators: validators(&t.validators, CommandPatterns::default()),
+                    contracts: indexes(&t.contracts),
+                    requires: requires(&t.requires, "the termination"),
+                };
+                (t.clone(), built)
+            })
+            .filter(|(_, built)| !built.is_empty())
             .collect();
-        let stop = build(&config.hooks.stop, config.hooks.patterns());
+        let stop = validators(&config.hooks.stop, config.hooks.patterns());
         let subagent_stop = config
             .hooks
             .subagent_stop
             .as_deref()
-            .map(|v| build(v, config.hooks.patterns()));
+            .map(|v| validators(v, config.hooks.patterns()));
         GateSet {
             config,
+            contracts,
             routes,
             strategies,
             stop,
@@ -97,7 +156,7 @@ impl GateSet {
             routes: matching.iter().map(|&i| &self.config.routes[i]).collect(),
             predicates: matching
                 .iter()
-                .flat_map(|&i| self.routes[i].iter().map(AsRef::as_ref))
+                .flat_map(|&i| self.routes[i].predicates(&self.contracts))
                 .collect(),
         })
     }
@@ -106,7 +165,7 @@ impl GateSet {
     /// look at `agent`'s messages (all strategies when no agent is given). A `maxiterations`
     /// strategy is a hard cap that no validator holds back, so its validators never run here.
     pub fn completion(&self, agent: Option<&str>) -> Gate<'_> {
-        let applicable: Vec<&(Termination, Vec<Box<dyn Predicate>>)> = self
+        let applicable: Vec<&(Termination, Built)> = self
             .strategies
             .iter()
             .filter(|(t, _)| t.kind != TerminationKind::MaxIterations)
@@ -127,7 +186,7 @@ impl GateSet {
             routes: Vec::new(),
             predicates: applicable
                 .iter()
-                .flat_map(|(_, p)| p.iter().map(AsRef::as_ref))
+                .flat_map(|(_, built)| built.predicates(&self.contracts))
                 .collect(),
         }
     }

@@ -39,20 +39,26 @@
 #![deny(missing_docs)]
 
 mod alternatives;
+mod backing;
 mod command;
 mod config;
+mod contracts;
 mod gate;
 mod hook;
 mod predicate;
 mod stuck;
 mod validators;
 
-pub use alternatives::Alternatives;
+pub use alternatives::{Alternatives, CommandPattern};
 pub use command::{CommandOutcome, run_shell};
 pub use config::{
-    CommandPatterns, ConfigError, ConfigErrors, DEFAULT_ASSERTION_PATTERNS, Hooks, Location,
-    PipelineConfig, Route, Termination, TerminationKind, TestSelector, Validation, ValidatorRef,
-    load as load_config, parse as parse_config,
+    CommandPatterns, ConfigError, ConfigErrors, Contract as ContractConfig, ContractRef,
+    DEFAULT_ASSERTION_PATTERNS, Hooks, Location, PipelineConfig, PredicateRef, Route, Termination,
+    TerminationKind, TestSelector, Validation, ValidatorRef, load as load_config,
+    parse as parse_config,
+};
+pub use contracts::{
+    CommandSucceeded, Contract, FileExists, FilesWritten, PredicateKind, TestReportPredicate,
 };
 pub use gate::{Gate, GateSet};
 pub use hook::{HookAnswer, HookInput, answer as hook_answer, evaluate_stop};

@@ -8,13 +8,14 @@ use std::time::Duration;
 use regex::Regex;
 use serde_saphyr::Spanned;
 
-use crate::alternatives::Alternatives;
+use crate::alternatives::{Alternatives, CommandPattern};
 use crate::config::error::{ConfigError, ConfigErrors, did_you_mean};
 use crate::config::model::{
-    Hooks, PipelineConfig, Route, Termination, TerminationKind, TestSelector, Validation,
-    ValidatorRef,
+    Contract, ContractRef, Hooks, PipelineConfig, PredicateRef, Route, Termination,
+    TerminationKind, TestSelector, Validation, ValidatorRef,
 };
 use crate::config::node::{Location, Node};
+use crate::contracts::PredicateKind;
 use crate::validators::ValidatorKind;
 
 /// Sections vouch reads; other top-level sections (an orchestrator's agents, models, ...) are
@@ -26,6 +27,7 @@ const SECTIONS: &[&str] = &[
     "TestSelector",
     "ChangeTracking",
     "Hooks",
+    "Contracts",
 ];
 
 /// Loads the configuration at `path`.
@@ -45,7 +47,19 @@ pub fn load(path: &Path) -> Result<PipelineConfig, ConfigErrors> {
 
 /// Parses a configuration's text; `path` names it in errors and anchors its relative paths.
 pub fn parse(path: &Path, text: &str) -> Result<PipelineConfig, ConfigErrors> {
-    let mut cx = Cx { errors: Vec::new() };
+    match parse_partial(path, text) {
+        (Some(config), errors) if errors.errors.is_empty() => Ok(config),
+        (_, errors) => Err(errors),
+    }
+}
+
+/// Parses a configuration's text as far as it can: the configuration without the parts that
+/// are wrong (`None` when the text is not YAML), and every problem found.
+pub(crate) fn parse_partial(path: &Path, text: &str) -> (Option<PipelineConfig>, ConfigErrors) {
+    let mut cx = Cx {
+        errors: Vec::new(),
+        contracts: Vec::new(),
+    };
     let config = match serde_saphyr::from_str::<Spanned<Node>>(text) {
         Ok(root) => Some(cx.config(path, &root)),
         Err(e) => {
@@ -70,23 +84,20 @@ pub fn parse(path: &Path, text: &str) -> Result<PipelineConfig, ConfigErrors> {
             None
         }
     };
-    match config {
-        Some(config) if cx.errors.is_empty() => Ok(config),
-        _ => {
-            cx.errors
-                .sort_by_key(|e| (e.location.line, e.location.column));
-            Err(ConfigErrors {
-                path: path.to_owned(),
-                source_text: text.to_owned(),
-                errors: cx.errors,
-            })
-        }
-    }
+    cx.errors
+        .sort_by_key(|e| (e.location.line, e.location.column));
+    let errors = ConfigErrors {
+        path: path.to_owned(),
+        source_text: text.to_owned(),
+        errors: cx.errors,
+    };
+    (config, errors)
 }
 
-/// The loading context: the errors found so far.
+/// The loading context: the errors found so far, and the names of the declared contracts.
 struct Cx {
     errors: Vec<ConfigError>,
+    contracts: Vec<String>,
 }
 
 /// A mapping being read, with the keys already used.
@@ -315,6 +326,9 @@ impl Cx {
             validation: Validation::default(),
             test_selector: TestSelector::default(),
             hooks: Hooks::default(),
+            contracts: Vec::new(),
+            stuck_threshold: 3,
+            agents: Vec::new(),
         };
         let Some(mut top) = self.map(root, "") else {
             return config;
@@ -325,8 +339,15 @@ impl Cx {
         {
             top = inner;
         }
+        // Contracts first: routes and strategies name them.
+        if let Some((node, p)) = top.get("Contracts") {
+            config.contracts = self.contracts(node, &p);
+        }
         if let Some((node, p)) = top.get("Selection") {
-            config.routes = self.selection(node, &p);
+            (config.routes, config.stuck_threshold) = self.selection(node, &p);
+        }
+        if let Some((node, _)) = top.get("Agents") {
+            config.agents = agent_names(node);
         }
         if let Some((node, p)) = top.get("Termination") {
             config.termination = self.termination(node, &p);
@@ -357,7 +378,7 @@ impl Cx {
         }
         // Other top-level sections belong to the orchestrator; a near miss of ours is a typo.
         for (i, (key, _)) in top.entries.iter().enumerate() {
-            if top.used[i] || key.value.eq_ignore_ascii_case("Contracts") {
+            if top.used[i] {
                 continue;
             }
             if let Some(section) = did_you_mean(&key.value, SECTIONS.iter().copied()) {
@@ -373,9 +394,10 @@ impl Cx {
         config
     }
 
-    fn selection(&mut self, node: &Spanned<Node>, path: &str) -> Vec<Route> {
+    /// Reads `Selection`: its routes and its stuck threshold.
+    fn selection(&mut self, node: &Spanned<Node>, path: &str) -> (Vec<Route>, u32) {
         let Some(mut m) = self.map(node, path) else {
-            return Vec::new();
+            return (Vec::new(), 3);
         };
         if let Some((n, p)) = m.get("Type")
             && let Some(kind) = self.string(n, &p)
@@ -407,8 +429,12 @@ impl Cx {
                 ),
             }
         }
-        self.unknown_keys(&m, &["Type", "Routes"]);
-        routes
+        let threshold = m
+            .get("StuckThreshold")
+            .and_then(|(n, p)| self.number(n, &p))
+            .map_or(3, |t| t.max(1));
+        self.unknown_keys(&m, &["Type", "Routes", "StuckThreshold"]);
+        (routes, threshold)
     }
 
     fn route(&mut self, node: &Spanned<Node>, path: &str) -> Option<Route> {
@@ -427,7 +453,8 @@ impl Cx {
             .map(|(n, p)| self.strings(n, &p))
             .unwrap_or_default();
         let (required_command_pattern, shell_fallback_pattern) = self.patterns(&mut m);
-        let _ = m.get("Contracts");
+        let contracts = self.contract_refs(&mut m);
+        let requires = self.requires_key(&mut m);
         self.unknown_keys(
             &m,
             &[
@@ -439,6 +466,7 @@ impl Cx {
                 "RequiredCommandPattern",
                 "ShellFallbackPattern",
                 "Contracts",
+                "Requires",
             ],
         );
         Some(Route {
@@ -448,6 +476,8 @@ impl Cx {
             source_agents: source_agents.into_iter().map(|(s, _)| s).collect(),
             required_command_pattern,
             shell_fallback_pattern,
+            contracts,
+            requires,
             location: m.location,
         })
     }
@@ -515,7 +545,8 @@ impl Cx {
                 ),
             }
         }
-        let _ = m.get("Contracts");
+        let contracts = self.contract_refs(&mut m);
+        let requires = self.requires_key(&mut m);
         self.unknown_keys(
             &m,
             &[
@@ -527,6 +558,7 @@ impl Cx {
                 "Validators",
                 "Strategies",
                 "Contracts",
+                "Requires",
             ],
         );
         match kind {
@@ -557,6 +589,8 @@ impl Cx {
             pattern,
             agent_names: agent_names.into_iter().map(|(s, _)| s).collect(),
             validators,
+            contracts,
+            requires,
             strategies,
             location: m.location,
         })
@@ -663,5 +697,336 @@ impl Cx {
             ],
         );
         h
+    }
+}
+
+/// Returns the names an orchestrator's `Agents` section lists: strings, or mappings with a
+/// `Name`. Anything else in it is the orchestrator's business.
+fn agent_names(node: &Spanned<Node>) -> Vec<String> {
+    let Node::Seq(items) = &node.value else {
+        return Vec::new();
+    };
+    items
+        .iter()
+        .filter_map(|item| match &item.value {
+            Node::Str(name) => Some(name.clone()),
+            Node::Map(entries) => entries
+                .iter()
+                .find(|(k, _)| k.value.eq_ignore_ascii_case("Name"))
+                .and_then(|(_, v)| v.value.scalar()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Evidence contracts: the `Contracts` section, and the `Contracts` and `Requires` keys of
+/// routes and strategies.
+impl Cx {
+    fn contracts(&mut self, node: &Spanned<Node>, path: &str) -> Vec<Contract> {
+        let items = match &node.value {
+            Node::Seq(items) => items.as_slice(),
+            Node::Null => &[],
+            other => {
+                self.error(
+                    Location::of(node),
+                    path,
+                    format!("expected a list of contracts, found {}", other.kind()),
+                    None,
+                );
+                &[]
+            }
+        };
+        let mut contracts: Vec<Contract> = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            let path = format!("{path}[{i}]");
+            let Some(mut m) = self.map(item, &path) else {
+                continue;
+            };
+            let name = m
+                .get("Name")
+                .and_then(|(n, p)| self.string(n, &p))
+                .map(|n| n.trim().to_owned())
+                .filter(|n| !n.is_empty());
+            let requires = self.requires_key(&mut m);
+            self.unknown_keys(&m, &["Name", "Requires"]);
+            let Some(name) = name else {
+                self.error(m.location, &path, "a contract needs a `Name`", None);
+                continue;
+            };
+            if let Some(first) = contracts
+                .iter()
+                .find(|c| c.name.eq_ignore_ascii_case(&name))
+            {
+                let hint = Some(format!("the first is at line {}", first.location.line));
+                self.error(
+                    m.location,
+                    &path,
+                    format!("contract `{name}` is declared twice"),
+                    hint,
+                );
+                continue;
+            }
+            contracts.push(Contract {
+                name,
+                requires,
+                location: m.location,
+            });
+        }
+        self.contracts = contracts.iter().map(|c| c.name.clone()).collect();
+        contracts
+    }
+
+    /// Reads the `Contracts` key of a route or strategy: names of declared contracts (G3).
+    fn contract_refs(&mut self, m: &mut Map<'_>) -> Vec<ContractRef> {
+        let Some((node, path)) = m.get("Contracts") else {
+            return Vec::new();
+        };
+        let names = self.strings(node, &path);
+        let mut refs = Vec::new();
+        for (name, location) in names {
+            let name = name.trim();
+            match self
+                .contracts
+                .iter()
+                .position(|c| c.eq_ignore_ascii_case(name))
+            {
+                Some(index) => refs.push(ContractRef { index, location }),
+                None => {
+                    let hint = did_you_mean(name, self.contracts.iter().map(String::as_str))
+                        .map(|c| format!("did you mean `{c}`?"))
+                        .or_else(|| {
+                            Some(if self.contracts.is_empty() {
+                                "declare it under `Contracts:` with a `Name` and `Requires`".into()
+                            } else {
+                                format!("declared contracts: {}", self.contracts.join(", "))
+                            })
+                        });
+                    self.error(
+                        location,
+                        &path,
+                        format!("contract `{name}` is not declared"),
+                        hint,
+                    );
+                }
+            }
+        }
+        refs
+    }
+
+    /// Reads the `Requires` key of a mapping: a list of predicates.
+    fn requires_key(&mut self, m: &mut Map<'_>) -> Vec<PredicateRef> {
+        let Some((node, path)) = m.get("Requires") else {
+            return Vec::new();
+        };
+        match &node.value {
+            Node::Seq(items) => items
+                .iter()
+                .enumerate()
+                .filter_map(|(i, item)| self.predicate(item, &format!("{path}[{i}]")))
+                .collect(),
+            Node::Null => Vec::new(),
+            _ => self.predicate(node, &path).into_iter().collect(),
+        }
+    }
+
+    /// Reads one predicate, in any of its spellings: a bare name (`RelatedTestsPass`), a
+    /// mapping of the name to its options (`FileExists: {Path: x}`), or a mapping with a
+    /// `Type` beside the options (`Type: FileExists`, `Path: x`).
+    fn predicate(&mut self, node: &Spanned<Node>, path: &str) -> Option<PredicateRef> {
+        let location = Location::of(node);
+        match &node.value {
+            Node::Str(name) => {
+                let kind = self.predicate_kind(name, location, path, None)?;
+                Some(PredicateRef { kind, location })
+            }
+            Node::Map(entries) => {
+                let typed = entries
+                    .iter()
+                    .any(|(k, _)| k.value.eq_ignore_ascii_case("Type"));
+                if typed {
+                    let mut m = self.map(node, path)?;
+                    let (type_node, type_path) = m.get("Type")?;
+                    let name = self.string(type_node, &type_path)?;
+                    let kind =
+                        self.predicate_kind(&name, Location::of(type_node), path, Some(&mut m))?;
+                    Some(PredicateRef { kind, location })
+                } else if let [(key, value)] = entries.as_slice() {
+                    let options_path = join(path, &key.value);
+                    let mut m = self.map(value, &options_path)?;
+                    let kind =
+                        self.predicate_kind(&key.value, Location::of(key), path, Some(&mut m))?;
+                    Some(PredicateRef { kind, location })
+                } else {
+                    self.error(
+                        location,
+                        path,
+                        "expected one predicate: its name, `Name: {options}`, or `Type: Name` with the options beside it",
+                        None,
+                    );
+                    None
+                }
+            }
+            other => {
+                self.error(
+                    location,
+                    path,
+                    format!("expected a predicate, found {}", other.kind()),
+                    None,
+                );
+                None
+            }
+        }
+    }
+
+    /// Reads the options of predicate `name` from `options` (none for a bare name), reporting
+    /// unknown names, missing options and unknown keys.
+    fn predicate_kind(
+        &mut self,
+        name: &str,
+        name_location: Location,
+        path: &str,
+        mut options: Option<&mut Map<'_>>,
+    ) -> Option<PredicateKind> {
+        let name = name.trim();
+        let lower = name.to_ascii_lowercase();
+        let mut text = |cx: &mut Cx, key: &str| -> Option<(String, Location)> {
+            let (n, p) = options.as_deref_mut()?.get(key)?;
+            cx.string(n, &p)
+                .filter(|s| !s.trim().is_empty())
+                .map(|s| (s, Location::of(n)))
+        };
+        let kind = match lower.as_str() {
+            "fileswritten" => {
+                let source = text(self, "Source");
+                let field = text(self, "Field");
+                match (source, field) {
+                    (Some((source, _)), Some((field, _))) => Some(PredicateKind::FilesWritten {
+                        source: PathBuf::from(source),
+                        field,
+                    }),
+                    _ => {
+                        self.missing(name_location, path, "FilesWritten", "`Source` and `Field`");
+                        None
+                    }
+                }
+            }
+            "commandsucceeded" => match text(self, "Pattern") {
+                Some((pattern, location)) => {
+                    let pattern = CommandPattern::new(&pattern);
+                    if pattern.is_empty() {
+                        self.error(location, path, "the `Pattern` has no command in it", None);
+                        None
+                    } else {
+                        Some(PredicateKind::CommandSucceeded { pattern })
+                    }
+                }
+                None => {
+                    self.missing(name_location, path, "CommandSucceeded", "a `Pattern`");
+                    None
+                }
+            },
+            "fileexists" => match text(self, "Path") {
+                Some((p, _)) => Some(PredicateKind::FileExists {
+                    path: PathBuf::from(p),
+                }),
+                None => {
+                    self.missing(name_location, path, "FileExists", "a `Path`");
+                    None
+                }
+            },
+            "testreport" => {
+                let mut flag = |cx: &mut Cx, key: &str| -> bool {
+                    options
+                        .as_deref_mut()
+                        .and_then(|m| m.get(key))
+                        .and_then(|(n, p)| cx.boolean(n, &p))
+                        .unwrap_or(true)
+                };
+                let no_failures = flag(self, "NoFailures");
+                let has_assertions = flag(self, "HasAssertions");
+                Some(PredicateKind::TestReport {
+                    no_failures,
+                    has_assertions,
+                })
+            }
+            "relatedtestspass" => Some(PredicateKind::RelatedTestsPass),
+            _ => match ValidatorKind::from_name(name) {
+                Some(kind) => {
+                    let (required_command_pattern, shell_fallback_pattern) =
+                        match options.as_deref_mut() {
+                            Some(m) => self.patterns(m),
+                            None => (None, None),
+                        };
+                    Some(PredicateKind::Validator {
+                        kind,
+                        required_command_pattern,
+                        shell_fallback_pattern,
+                    })
+                }
+                None => {
+                    let known = PredicateKind::NAMES
+                        .iter()
+                        .copied()
+                        .chain(ValidatorKind::ALL.iter().map(|k| k.name()));
+                    let hint = did_you_mean(name, known)
+                        .map(|k| format!("did you mean `{k}`?"))
+                        .or_else(|| {
+                            Some(format!(
+                                "predicates: {}, or a validator's name",
+                                PredicateKind::NAMES.join(", ")
+                            ))
+                        });
+                    self.error(
+                        name_location,
+                        path,
+                        format!("unknown predicate `{name}`"),
+                        hint,
+                    );
+                    return None;
+                }
+            },
+        };
+        if let Some(m) = options {
+            let known: &[&str] = match kind.as_ref() {
+                Some(PredicateKind::FilesWritten { .. }) => &["Type", "Source", "Field"],
+                Some(PredicateKind::CommandSucceeded { .. }) => &["Type", "Pattern"],
+                Some(PredicateKind::FileExists { .. }) => &["Type", "Path"],
+                Some(PredicateKind::TestReport { .. }) => &["Type", "NoFailures", "HasAssertions"],
+                Some(PredicateKind::Validator { .. }) => {
+                    &["Type", "RequiredCommandPattern", "ShellFallbackPattern"]
+                }
+                _ => &["Type"],
+            };
+            let _ = m.get("Type");
+            self.unknown_keys(m, known);
+        }
+        kind
+    }
+
+    fn missing(&mut self, location: Location, path: &str, name: &str, what: &str) {
+        self.error(
+            location,
+            path,
+            format!("predicate `{name}` needs {what}"),
+            None,
+        );
+    }
+
+    fn boolean(&mut self, node: &Spanned<Node>, path: &str) -> Option<bool> {
+        let value = match &node.value {
+            Node::Bool(b) => Some(*b),
+            Node::Str(s) if s.trim().eq_ignore_ascii_case("true") => Some(true),
+            Node::Str(s) if s.trim().eq_ignore_ascii_case("false") => Some(false),
+            _ => None,
+        };
+        if value.is_none() {
+            self.error(
+                Location::of(node),
+                path,
+                format!("expected true or false, found {}", node.value.kind()),
+                None,
+            );
+        }
+        value
     }
 }

@@ -6,9 +6,10 @@ mod model;
 mod node;
 
 pub use error::{ConfigError, ConfigErrors};
+pub(crate) use load::parse_partial;
 pub use load::{load, parse};
 pub use model::{
-    CommandPatterns, DEFAULT_ASSERTION_PATTERNS, Hooks, PipelineConfig, Route, Termination,
-    TerminationKind, TestSelector, Validation, ValidatorRef,
+    CommandPatterns, Contract, ContractRef, DEFAULT_ASSERTION_PATTERNS, Hooks, PipelineConfig,
+    PredicateRef, Route, Termination, TerminationKind, TestSelector, Validation, ValidatorRef,
 };
 pub use node::Location;

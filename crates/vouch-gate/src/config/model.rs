@@ -9,6 +9,7 @@ use vouch_evidence::ArtifactPaths;
 
 use crate::alternatives::Alternatives;
 use crate::config::node::Location;
+use crate::contracts::PredicateKind;
 use crate::validators::ValidatorKind;
 
 /// A loaded configuration. Every name in it is known and every pattern compiles: loading
@@ -28,6 +29,44 @@ pub struct PipelineConfig {
     pub test_selector: TestSelector,
     /// `Hooks`, the stop hook's gates (in `vouch.yaml`).
     pub hooks: Hooks,
+    /// `Contracts`, in the order declared.
+    pub contracts: Vec<Contract>,
+    /// `Selection.StuckThreshold`: consecutive corrections of one agent after which the router
+    /// reports it stuck (decision G10; default 3).
+    pub stuck_threshold: u32,
+    /// The names of the orchestrator's `Agents` section, when it has one: the first is where a
+    /// run starts. vouch reads only the names.
+    pub agents: Vec<String>,
+}
+
+/// A named evidence contract: predicates that must all hold.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Contract {
+    /// `Name`.
+    pub name: String,
+    /// `Requires`, in order.
+    pub requires: Vec<PredicateRef>,
+    /// Where it was declared.
+    pub location: Location,
+}
+
+/// A predicate named in a contract.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PredicateRef {
+    /// Which predicate, with its options.
+    pub kind: PredicateKind,
+    /// Where it was named.
+    pub location: Location,
+}
+
+/// A contract named by a route or a termination strategy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContractRef {
+    /// The contract's index in [`PipelineConfig::contracts`].
+    pub index: usize,
+    /// Where it was named.
+    pub location: Location,
 }
 
 /// A keyword route: when the source agent writes the keyword, the handoff goes to `agent`
@@ -47,6 +86,10 @@ pub struct Route {
     pub required_command_pattern: Option<Alternatives>,
     /// `ShellFallbackPattern`.
     pub shell_fallback_pattern: Option<Alternatives>,
+    /// `Contracts`: run after the validators.
+    pub contracts: Vec<ContractRef>,
+    /// `Requires`: predicates written on the route itself, run last.
+    pub requires: Vec<PredicateRef>,
     /// Where the route was written.
     pub location: Location,
 }
@@ -107,6 +150,10 @@ pub struct Termination {
     pub agent_names: Vec<String>,
     /// Validators that hold the run open until they pass.
     pub validators: Vec<ValidatorRef>,
+    /// Contracts that hold the run open until they hold.
+    pub contracts: Vec<ContractRef>,
+    /// `Requires`: predicates written on the strategy itself.
+    pub requires: Vec<PredicateRef>,
     /// `Strategies`, for `composite`.
     pub strategies: Vec<Termination>,
     /// Where it was written.

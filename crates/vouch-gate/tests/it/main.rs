@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
 
 mod config;
+mod contracts;
 mod fail_closed;
 mod hook;
 mod support;

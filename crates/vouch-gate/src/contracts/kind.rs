@@ -1,0 +1,117 @@
+//! The predicates a contract may require, as configured, and how each is built.
+
+use std::path::PathBuf;
+
+use crate::alternatives::{Alternatives, CommandPattern};
+use crate::config::{CommandPatterns, PipelineConfig};
+use crate::contracts::{CommandSucceeded, FileExists, FilesWritten, TestReportPredicate};
+use crate::predicate::Predicate;
+use crate::validators::{RequireRelatedTestsPass, ValidatorKind};
+
+/// A predicate named in a contract's `Requires`, with its options.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PredicateKind {
+    /// Every file a JSON artifact's field lists was written this session.
+    FilesWritten {
+        /// `Source`: the JSON file.
+        source: PathBuf,
+        /// `Field`: the list in it.
+        field: String,
+    },
+    /// A command matching the pattern succeeded this session.
+    CommandSucceeded {
+        /// `Pattern`.
+        pattern: CommandPattern,
+    },
+    /// A file exists.
+    FileExists {
+        /// `Path`.
+        path: PathBuf,
+    },
+    /// The test report has no failures and backed PASS rows.
+    TestReport {
+        /// `NoFailures`.
+        no_failures: bool,
+        /// `HasAssertions`.
+        has_assertions: bool,
+    },
+    /// The tests related to the session's changes pass, run by vouch.
+    RelatedTestsPass,
+    /// A validator, usable in a contract like any predicate, with the command patterns a
+    /// route would give it.
+    Validator {
+        /// Which validator.
+        kind: ValidatorKind,
+        /// `RequiredCommandPattern`.
+        required_command_pattern: Option<Alternatives>,
+        /// `ShellFallbackPattern`.
+        shell_fallback_pattern: Option<Alternatives>,
+    },
+}
+
+impl PredicateKind {
+    /// The names of the contract predicates (validators are accepted by their own names).
+    pub const NAMES: [&'static str; 5] = [
+        "FilesWritten",
+        "CommandSucceeded",
+        "FileExists",
+        "TestReport",
+        "RelatedTestsPass",
+    ];
+
+    /// Returns the predicate's name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            PredicateKind::FilesWritten { .. } => "FilesWritten",
+            PredicateKind::CommandSucceeded { .. } => "CommandSucceeded",
+            PredicateKind::FileExists { .. } => "FileExists",
+            PredicateKind::TestReport { .. } => "TestReport",
+            PredicateKind::RelatedTestsPass => "RelatedTestsPass",
+            PredicateKind::Validator { kind, .. } => kind.name(),
+        }
+    }
+
+    /// Builds the predicate; `owner` names what requires it in messages (`contract
+    /// TestsValid`, ``route `APPROVED` ``).
+    pub fn build(&self, owner: &str, config: &PipelineConfig) -> Box<dyn Predicate> {
+        let owner = owner.to_owned();
+        match self {
+            PredicateKind::FilesWritten { source, field } => Box::new(FilesWritten {
+                owner,
+                source: source.clone(),
+                field: field.clone(),
+            }),
+            PredicateKind::CommandSucceeded { pattern } => Box::new(CommandSucceeded {
+                owner,
+                pattern: pattern.clone(),
+            }),
+            PredicateKind::FileExists { path } => Box::new(FileExists {
+                owner,
+                path: path.clone(),
+            }),
+            PredicateKind::TestReport {
+                no_failures,
+                has_assertions,
+            } => Box::new(TestReportPredicate {
+                owner,
+                no_failures: *no_failures,
+                has_assertions: *has_assertions,
+            }),
+            PredicateKind::RelatedTestsPass => Box::new(RequireRelatedTestsPass {
+                selector: config.test_selector.clone(),
+            }),
+            PredicateKind::Validator {
+                kind,
+                required_command_pattern,
+                shell_fallback_pattern,
+            } => kind.build(
+                CommandPatterns {
+                    required: required_command_pattern.as_ref(),
+                    shell_fallback: shell_fallback_pattern.as_ref(),
+                },
+                config,
+            ),
+        }
+    }
+}
