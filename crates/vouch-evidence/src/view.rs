@@ -94,6 +94,15 @@ impl<'s> EvidenceView<'s> {
         }
     }
 
+    /// Returns the view with the current turn starting at event `index` instead of after the
+    /// most recent user message: in a history several agents share, an agent's reply also
+    /// starts where another agent stopped speaking. An index past the end leaves the turn empty.
+    #[must_use]
+    pub fn with_turn_start(mut self, index: usize) -> Self {
+        self.turn_start = index.min(self.session.events.len());
+        self
+    }
+
     /// Returns the session.
     pub fn session(&self) -> &'s Session {
         self.session

@@ -165,10 +165,20 @@ impl GateSet {
     /// look at `agent`'s messages (all strategies when no agent is given). A `maxiterations`
     /// strategy is a hard cap that no validator holds back, so its validators never run here.
     pub fn completion(&self, agent: Option<&str>) -> Gate<'_> {
+        self.completion_where(agent, |_| true)
+    }
+
+    /// Returns the gate of a completion by the strategies `keep` selects among those
+    /// [`GateSet::completion`] would run.
+    pub fn completion_where(
+        &self,
+        agent: Option<&str>,
+        keep: impl Fn(&Termination) -> bool,
+    ) -> Gate<'_> {
         let applicable: Vec<&(Termination, Built)> = self
             .strategies
             .iter()
-            .filter(|(t, _)| t.kind != TerminationKind::MaxIterations)
+            .filter(|(t, _)| t.kind != TerminationKind::MaxIterations && keep(t))
             .filter(|(t, _)| match agent {
                 Some(a) => {
                     t.agent_names.is_empty()

@@ -46,6 +46,7 @@ mod contracts;
 mod gate;
 mod hook;
 mod predicate;
+mod router;
 mod stuck;
 mod validators;
 
@@ -63,6 +64,9 @@ pub use contracts::{
 pub use gate::{Gate, GateSet};
 pub use hook::{HookAnswer, HookInput, answer as hook_answer, evaluate_stop};
 pub use predicate::{Block, GateContext, Predicate, Verdict, evaluate_all};
+pub use router::{
+    Acted, CorrectionKind, Decision, History, RouteError, Routed, Router, RouterState,
+};
 pub use stuck::{Correction, StuckCounter};
 pub use validators::{
     BlockOnConsecutiveFail, RequireAcceptanceCriteriaPassed, RequireAllFilesWritten, RequireBrief,

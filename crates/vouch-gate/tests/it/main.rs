@@ -7,5 +7,6 @@ mod config;
 mod contracts;
 mod fail_closed;
 mod hook;
+mod router;
 mod support;
 mod validators;

@@ -1,0 +1,379 @@
+//! The router: one pure decision per reply — route, correct, terminate or stuck.
+
+use std::path::{Path, PathBuf};
+
+use regex::Regex;
+use vouch_evidence::EvidenceView;
+use vouch_session::Session;
+
+use crate::config::{ConfigErrors, Location, Termination, TerminationKind};
+use crate::gate::GateSet;
+use crate::predicate::Verdict;
+use crate::router::keywords::Keywords;
+use crate::router::reply::{Reply, count_replies, last_reply};
+use crate::router::state::{Acted, RouterState};
+use crate::router::{CorrectionKind, Decision, messages};
+use crate::stuck::Correction;
+
+/// A configuration ready to route: its gates, its keywords and its termination strategies.
+#[derive(Debug)]
+pub struct Router {
+    gates: GateSet,
+    keywords: Keywords,
+    /// The smallest `MaxIterations` of the termination, when there is one.
+    cap: Option<u32>,
+    /// The `regex` strategies: pattern, `AgentNames`, and where each was written.
+    patterns: Vec<(Regex, Vec<String>, Location)>,
+}
+
+/// The history a decision is taken on.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct History<'s> {
+    /// The conversation, up to and including the reply to decide.
+    pub session: &'s Session,
+    /// The folder artifact paths are relative to, and where commands run.
+    pub workdir: PathBuf,
+    /// The agent that wrote the reply, when the log does not name it (or to override it).
+    pub agent: Option<&'s str>,
+    /// Lines of the log that could not be read — the count and the first, described — when
+    /// there were any: the router then lets nothing through (decision G4).
+    pub unreadable: Option<(u64, String)>,
+}
+
+impl<'s> History<'s> {
+    /// Returns the history of `session`, with artifacts under `workdir`.
+    pub fn new(session: &'s Session, workdir: impl Into<PathBuf>) -> History<'s> {
+        History {
+            session,
+            workdir: workdir.into(),
+            agent: None,
+            unreadable: None,
+        }
+    }
+
+    /// Names the agent that wrote the reply.
+    #[must_use]
+    pub fn agent(mut self, agent: Option<&'s str>) -> History<'s> {
+        self.agent = agent;
+        self
+    }
+
+    /// Records that `lines` lines of the log could not be read, `first` describing the first.
+    #[must_use]
+    pub fn unreadable(mut self, lines: u64, first: impl Into<String>) -> History<'s> {
+        self.unreadable = Some((lines, first.into()));
+        self
+    }
+}
+
+/// A decision, the state to keep for the next one, and what it was taken on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Routed {
+    /// The decision.
+    pub decision: Decision,
+    /// The state after it: save it and pass it to the next decision.
+    pub state: RouterState,
+    /// The number of replies in the history, the decided one included.
+    pub iteration: u32,
+    /// The agent whose reply was decided.
+    pub agent: Option<String>,
+    /// True when the reply had been decided already: the decision is the one taken then, and
+    /// the state is unchanged.
+    pub repeated: bool,
+}
+
+/// Why no decision could be taken.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RouteError {
+    /// The history has no reply after its last user message.
+    #[error(
+        "nothing to route: the session ends with a user message (or holds no agent reply); route after the agent replies"
+    )]
+    NoReply,
+}
+
+impl Router {
+    /// Loads the configuration at `path` and builds its router.
+    pub fn load(path: &Path) -> Result<Router, ConfigErrors> {
+        GateSet::load(path).map(Router::new)
+    }
+
+    /// Builds the router of a configuration's gates.
+    pub fn new(gates: GateSet) -> Router {
+        let config = gates.config();
+        let keywords = Keywords::new(&config.routes);
+        let strategies: Vec<&Termination> = config
+            .termination
+            .iter()
+            .flat_map(Termination::all)
+            .collect();
+        let cap = strategies
+            .iter()
+            .filter(|t| {
+                matches!(
+                    t.kind,
+                    TerminationKind::MaxIterations | TerminationKind::Composite
+                )
+            })
+            .filter_map(|t| t.max_iterations)
+            .min();
+        let patterns = strategies
+            .iter()
+            .filter(|t| t.kind == TerminationKind::Regex)
+            .filter_map(|t| Some((t.pattern.clone()?, t.agent_names.clone(), t.location)))
+            .collect();
+        Router {
+            gates,
+            keywords,
+            cap,
+            patterns,
+        }
+    }
+
+    /// Returns the gates.
+    pub fn gates(&self) -> &GateSet {
+        &self.gates
+    }
+
+    /// Decides what follows the reply that ends `history`, given the state the previous
+    /// decision returned. Pure: the same history, artifacts and state give the same result.
+    pub fn decide(&self, history: &History<'_>, state: &RouterState) -> Result<Routed, RouteError> {
+        let session = history.session;
+        let reply = last_reply(session).ok_or(RouteError::NoReply)?;
+        let iteration = count_replies(session);
+        let agent = history.agent.or(reply.agent);
+        if let Some(acted) = &state.last
+            && acted.seq == reply.last_seq
+        {
+            return Ok(Routed {
+                decision: acted.decision.clone(),
+                state: state.clone(),
+                iteration,
+                agent: agent.map(str::to_owned),
+                repeated: true,
+            });
+        }
+        let mut state = state.clone();
+        let decision = match self.verdict(history, &reply, agent, iteration) {
+            Step::Done(decision) => {
+                state.counters.remove(agent.unwrap_or(""));
+                decision
+            }
+            Step::Correct {
+                kind,
+                validator,
+                message,
+            } => {
+                let counter = state
+                    .counters
+                    .entry(agent.unwrap_or("").to_owned())
+                    .or_default();
+                let label = validator.as_deref().unwrap_or(kind.label());
+                match counter.correct(label, &message, self.gates.config().stuck_threshold) {
+                    Correction::Correct { consecutive } => Decision::Correct {
+                        agent: agent.map(str::to_owned),
+                        kind,
+                        validator,
+                        message,
+                        consecutive,
+                    },
+                    Correction::Stuck { failures } => Decision::Stuck {
+                        agent: agent.map(str::to_owned),
+                        validator: label.to_owned(),
+                        failures,
+                        last_message: message,
+                    },
+                }
+            }
+        };
+        state.last = Some(Acted {
+            seq: reply.last_seq,
+            decision: decision.clone(),
+        });
+        Ok(Routed {
+            decision,
+            state,
+            iteration,
+            agent: agent.map(str::to_owned),
+            repeated: false,
+        })
+    }
+
+    /// Decides on the reply, before the stuck counter has its say.
+    fn verdict(
+        &self,
+        history: &History<'_>,
+        reply: &Reply<'_>,
+        agent: Option<&str>,
+        iteration: u32,
+    ) -> Step {
+        if let Some(cap) = self.cap
+            && iteration >= cap
+        {
+            return Step::Done(Decision::Terminate {
+                reason: format!(
+                    "MaxIterations reached: {iteration} replies, and the cap is {cap}. The cap ends the run whatever the gates say."
+                ),
+            });
+        }
+        let found = match reply.handoff {
+            Some(keyword) => match self.keywords.lookup(keyword) {
+                Some(i) => vec![i],
+                None => {
+                    return Step::correct(
+                        CorrectionKind::UnknownKeyword,
+                        messages::unknown_keyword(keyword, agent, &self.allowed(agent)),
+                    );
+                }
+            },
+            None => self.keywords.find(&reply.text),
+        };
+        let view = EvidenceView::new(
+            history.session,
+            &history.workdir,
+            self.gates.config().validation.paths.clone(),
+        )
+        .with_turn_start(reply.start);
+        let matched = self.termination_matches(&reply.text, agent);
+        let (keyword, gate) = match found.as_slice() {
+            [] if matched.is_empty() => {
+                return Step::correct(
+                    CorrectionKind::NoKeyword,
+                    messages::no_keyword(agent, &self.allowed(agent)),
+                );
+            }
+            [] => {
+                let gate = self.gates.completion_where(agent, |t| {
+                    t.kind == TerminationKind::Composite
+                        || matched.iter().any(|(_, at)| *at == t.location)
+                });
+                (None, gate)
+            }
+            [one] => {
+                let keyword = self.keywords.get(*one);
+                match self.gates.handoff(keyword, agent) {
+                    Some(gate) => (Some(keyword), gate),
+                    None => {
+                        let owners = self.owners(keyword);
+                        return Step::correct(
+                            CorrectionKind::ForeignKeyword,
+                            messages::foreign(keyword, &owners, agent, &self.allowed(agent)),
+                        );
+                    }
+                }
+            }
+            several => {
+                let names: Vec<&str> = several.iter().map(|&i| self.keywords.get(i)).collect();
+                return Step::correct(CorrectionKind::Ambiguous, messages::ambiguous(&names));
+            }
+        };
+        if let Verdict::Block(block) = gate.evaluate(&view) {
+            return Step::Correct {
+                kind: CorrectionKind::Blocked,
+                validator: Some(block.validator),
+                message: block.message,
+            };
+        }
+        if let Some((lines, first)) = &history.unreadable {
+            return Step::Correct {
+                kind: CorrectionKind::Blocked,
+                validator: Some("vouch".to_owned()),
+                message: messages::unreadable(*lines, first),
+            };
+        }
+        let who = agent.unwrap_or("the agent");
+        let pattern = matched.first().map(|(p, _)| *p);
+        let decision = match (keyword, pattern) {
+            // A route that passed is the authoritative gate: a termination pattern that also
+            // matches ends the run without evaluating its own validators again (validator spec).
+            (Some(keyword), Some(pattern)) => Decision::Terminate {
+                reason: format!(
+                    "{who} wrote `{keyword}`, its route's gates passed, and it matches the termination pattern `{pattern}`."
+                ),
+            },
+            (Some(keyword), None) => Decision::Route {
+                to: gate.routes.first().and_then(|r| r.agent.clone()),
+                keyword: keyword.to_owned(),
+                from: agent.map(str::to_owned),
+            },
+            (None, pattern) => Decision::Terminate {
+                reason: format!(
+                    "{who}'s reply matches the termination pattern `{}`, and the termination's gates passed.",
+                    pattern.unwrap_or_default()
+                ),
+            },
+        };
+        Step::Done(decision)
+    }
+
+    /// Returns the `regex` strategies that apply to `agent` and match `text`: each pattern and
+    /// where it was written.
+    fn termination_matches(&self, text: &str, agent: Option<&str>) -> Vec<(&str, Location)> {
+        self.patterns
+            .iter()
+            .filter(|(_, names, _)| {
+                names.is_empty()
+                    || agent.is_some_and(|a| names.iter().any(|n| n.eq_ignore_ascii_case(a)))
+            })
+            .filter(|(re, _, _)| re.is_match(text))
+            .map(|(re, _, at)| (re.as_str(), *at))
+            .collect()
+    }
+
+    /// Returns the keywords `agent` may use, each once, in the order of the routes.
+    fn allowed(&self, agent: Option<&str>) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for route in self
+            .gates
+            .config()
+            .routes
+            .iter()
+            .filter(|r| r.allows(agent))
+        {
+            if !out.iter().any(|k| k.eq_ignore_ascii_case(&route.keyword)) {
+                out.push(&route.keyword);
+            }
+        }
+        out
+    }
+
+    /// Returns the agents whose routes use `keyword`.
+    fn owners(&self, keyword: &str) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for route in &self.gates.config().routes {
+            if route.keyword.eq_ignore_ascii_case(keyword) {
+                for a in &route.source_agents {
+                    if !out.contains(&a.as_str()) {
+                        out.push(a);
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// A decision before stuck detection.
+enum Step {
+    /// Route or terminate: a clean turn.
+    Done(Decision),
+    /// Correct the agent.
+    Correct {
+        kind: CorrectionKind,
+        validator: Option<String>,
+        message: String,
+    },
+}
+
+impl Step {
+    fn correct(kind: CorrectionKind, message: String) -> Step {
+        Step::Correct {
+            kind,
+            validator: None,
+            message,
+        }
+    }
+}

@@ -1,0 +1,3 @@
+pub fn health() -> &'static str {
+    "ok"
+}

@@ -1,0 +1,4 @@
+#[test]
+fn health_is_ok() {
+    assert!(app::health() == "ok");
+}
