@@ -7,5 +7,4 @@ pub(crate) const CHECK_FAILED: u8 = 1;
 /// Bad usage, a bad configuration, or input that could not be read (bad log lines included).
 pub(crate) const INPUT_ERROR: u8 = 2;
 /// A gate blocked the same agent past its threshold: the agent is stuck.
-#[expect(dead_code, reason = "used by the gate commands")]
 pub(crate) const STUCK: u8 = 3;

@@ -61,6 +61,11 @@ impl Ui {
         )
     }
 
+    /// Returns true when human output on stdout is coloured.
+    pub(crate) fn out_color(&self) -> bool {
+        !matches!(self.out_choice, ColorChoice::Never)
+    }
+
     /// Writes a warning line to stderr.
     pub(crate) fn warn(&mut self, message: impl std::fmt::Display) {
         let s = self.styles.warning;

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use vouch_session::{Event, EventKind, Role, Session, ToolCall, ToolKind, ToolResult};
+use vouch_session::{Event, EventKind, FastMap, Role, Session, ToolCall, ToolKind, ToolResult};
 
 use crate::brief::Brief;
 use crate::changelog::ChangeLog;
@@ -70,6 +70,8 @@ pub struct EvidenceView<'s> {
     workdir: PathBuf,
     paths: ArtifactPaths,
     turn_start: usize,
+    /// The session's results by call id, built on first use.
+    results: OnceLock<FastMap<&'s str, &'s ToolResult>>,
     change_log: OnceLock<Result<Option<ChangeLog>, Error>>,
     brief: OnceLock<Result<Option<Brief>, Error>>,
     test_report: OnceLock<Result<Option<TestReport>, Error>>,
@@ -88,6 +90,7 @@ impl<'s> EvidenceView<'s> {
             workdir: workdir.into(),
             paths,
             turn_start,
+            results: OnceLock::new(),
             change_log: OnceLock::new(),
             brief: OnceLock::new(),
             test_report: OnceLock::new(),
@@ -136,7 +139,7 @@ impl<'s> EvidenceView<'s> {
     /// Returns the calls of the current turn, each with its result (linked by call id), followed
     /// by the calls of the subagents those calls started.
     pub fn turn_calls(&self) -> Vec<Call<'s>> {
-        calls_of(self.session, self.turn_events())
+        calls_of(self.session, self.turn_events(), self.results())
     }
 
     /// Returns the shell calls of the current turn.
@@ -161,7 +164,7 @@ impl<'s> EvidenceView<'s> {
             .turns()
             .iter()
             .rev()
-            .map(|t| calls_of(self.session, t.events))
+            .map(|t| calls_of(self.session, t.events, self.results()))
             .collect()
     }
 
@@ -176,17 +179,18 @@ impl<'s> EvidenceView<'s> {
                 .collect(),
             None => Vec::new(),
         };
-        let turns = self.session.turns();
-        let all: Vec<Call<'s>> = turns
-            .iter()
-            .flat_map(|t| calls_of(self.session, t.events))
-            .collect();
+        let all = calls_of(self.session, &self.session.events, self.results());
         commands.extend(
             all.iter()
                 .filter(|c| c.call.kind == ToolKind::Shell && c.succeeded())
                 .filter_map(|c| c.call.command()),
         );
         Ok(commands)
+    }
+
+    /// Returns the session's results by call id.
+    fn results(&self) -> &FastMap<&'s str, &'s ToolResult> {
+        self.results.get_or_init(|| self.session.results_by_call())
     }
 
     /// Returns the change log, or `None` when its file does not exist.
@@ -233,8 +237,11 @@ fn read_if_exists<T>(
 
 /// Returns the calls among `events` of `session` with their results, then those of the
 /// subagents they started (depth first).
-fn calls_of<'s>(session: &'s Session, events: &'s [Event]) -> Vec<Call<'s>> {
-    let results = session.results_by_call();
+fn calls_of<'s>(
+    session: &'s Session,
+    events: &'s [Event],
+    results: &FastMap<&'s str, &'s ToolResult>,
+) -> Vec<Call<'s>> {
     let mut calls = Vec::new();
     for call in events.iter().filter_map(Event::as_tool_call) {
         calls.push(Call {
@@ -243,7 +250,7 @@ fn calls_of<'s>(session: &'s Session, events: &'s [Event]) -> Vec<Call<'s>> {
             session,
         });
         if let Some(sub) = session.subagent_of(&call.call_id) {
-            calls.extend(calls_of(sub, &sub.events));
+            calls.extend(calls_of(sub, &sub.events, &sub.results_by_call()));
         }
     }
     calls

@@ -45,6 +45,7 @@ mod config;
 mod contracts;
 mod gate;
 mod hook;
+mod lint;
 mod predicate;
 mod router;
 mod stuck;
@@ -54,15 +55,16 @@ pub use alternatives::{Alternatives, CommandPattern};
 pub use command::{CommandOutcome, run_shell};
 pub use config::{
     CommandPatterns, ConfigError, ConfigErrors, Contract as ContractConfig, ContractRef,
-    DEFAULT_ASSERTION_PATTERNS, Hooks, Location, PipelineConfig, PredicateRef, Route, Termination,
-    TerminationKind, TestSelector, Validation, ValidatorRef, load as load_config,
-    parse as parse_config,
+    DEFAULT_ASSERTION_PATTERNS, DeclaredAgent, Hooks, Location, PipelineConfig, PredicateRef,
+    Route, Termination, TerminationKind, TestSelector, Validation, ValidatorRef,
+    load as load_config, parse as parse_config,
 };
 pub use contracts::{
     CommandSucceeded, Contract, FileExists, FilesWritten, PredicateKind, TestReportPredicate,
 };
 pub use gate::{Gate, GateSet};
 pub use hook::{HookAnswer, HookInput, answer as hook_answer, evaluate_stop};
+pub use lint::lint;
 pub use predicate::{Block, GateContext, Predicate, Verdict, evaluate_all};
 pub use router::{
     Acted, CorrectionKind, Decision, History, RouteError, Routed, Router, RouterState,

@@ -5,5 +5,6 @@
 mod gate;
 mod help;
 mod hook;
+mod route;
 mod session;
 mod support;

@@ -11,7 +11,7 @@ use serde_saphyr::Spanned;
 use crate::alternatives::{Alternatives, CommandPattern};
 use crate::config::error::{ConfigError, ConfigErrors, did_you_mean};
 use crate::config::model::{
-    Contract, ContractRef, Hooks, PipelineConfig, PredicateRef, Route, Termination,
+    Contract, ContractRef, DeclaredAgent, Hooks, PipelineConfig, PredicateRef, Route, Termination,
     TerminationKind, TestSelector, Validation, ValidatorRef,
 };
 use crate::config::node::{Location, Node};
@@ -346,8 +346,8 @@ impl Cx {
         if let Some((node, p)) = top.get("Selection") {
             (config.routes, config.stuck_threshold) = self.selection(node, &p);
         }
-        if let Some((node, _)) = top.get("Agents") {
-            config.agents = agent_names(node);
+        if let Some((node, p)) = top.get("Agents") {
+            config.agents = agent_names(node, &p);
         }
         if let Some((node, p)) = top.get("Termination") {
             config.termination = self.termination(node, &p);
@@ -479,6 +479,7 @@ impl Cx {
             contracts,
             requires,
             location: m.location,
+            key_path: path.to_owned(),
         })
     }
 
@@ -593,6 +594,7 @@ impl Cx {
             requires,
             strategies,
             location: m.location,
+            key_path: path.to_owned(),
         })
     }
 
@@ -702,19 +704,27 @@ impl Cx {
 
 /// Returns the names an orchestrator's `Agents` section lists: strings, or mappings with a
 /// `Name`. Anything else in it is the orchestrator's business.
-fn agent_names(node: &Spanned<Node>) -> Vec<String> {
+fn agent_names(node: &Spanned<Node>, path: &str) -> Vec<DeclaredAgent> {
     let Node::Seq(items) = &node.value else {
         return Vec::new();
     };
     items
         .iter()
-        .filter_map(|item| match &item.value {
-            Node::Str(name) => Some(name.clone()),
-            Node::Map(entries) => entries
-                .iter()
-                .find(|(k, _)| k.value.eq_ignore_ascii_case("Name"))
-                .and_then(|(_, v)| v.value.scalar()),
-            _ => None,
+        .enumerate()
+        .filter_map(|(i, item)| {
+            let name = match &item.value {
+                Node::Str(name) => Some(name.clone()),
+                Node::Map(entries) => entries
+                    .iter()
+                    .find(|(k, _)| k.value.eq_ignore_ascii_case("Name"))
+                    .and_then(|(_, v)| v.value.scalar()),
+                _ => None,
+            }?;
+            Some(DeclaredAgent {
+                name,
+                location: Location::of(item),
+                key_path: format!("{path}[{i}]"),
+            })
         })
         .collect()
 }
@@ -770,6 +780,7 @@ impl Cx {
                 name,
                 requires,
                 location: m.location,
+                key_path: path.clone(),
             });
         }
         self.contracts = contracts.iter().map(|c| c.name.clone()).collect();

@@ -5,11 +5,13 @@ mod load;
 mod model;
 mod node;
 
+pub(crate) use error::did_you_mean;
 pub use error::{ConfigError, ConfigErrors};
 pub(crate) use load::parse_partial;
 pub use load::{load, parse};
 pub use model::{
-    CommandPatterns, Contract, ContractRef, DEFAULT_ASSERTION_PATTERNS, Hooks, PipelineConfig,
-    PredicateRef, Route, Termination, TerminationKind, TestSelector, Validation, ValidatorRef,
+    CommandPatterns, Contract, ContractRef, DEFAULT_ASSERTION_PATTERNS, DeclaredAgent, Hooks,
+    PipelineConfig, PredicateRef, Route, Termination, TerminationKind, TestSelector, Validation,
+    ValidatorRef,
 };
 pub use node::Location;

@@ -34,9 +34,21 @@ pub struct PipelineConfig {
     /// `Selection.StuckThreshold`: consecutive corrections of one agent after which the router
     /// reports it stuck (decision G10; default 3).
     pub stuck_threshold: u32,
-    /// The names of the orchestrator's `Agents` section, when it has one: the first is where a
-    /// run starts. vouch reads only the names.
-    pub agents: Vec<String>,
+    /// The agents of the orchestrator's `Agents` section, when it has one: the first is where
+    /// a run starts. vouch reads only their names.
+    pub agents: Vec<DeclaredAgent>,
+}
+
+/// An agent the orchestrator's `Agents` section declares.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DeclaredAgent {
+    /// Its `Name`.
+    pub name: String,
+    /// Where it was declared.
+    pub location: Location,
+    /// Its key path (`Orchestration.Agents[0]`).
+    pub key_path: String,
 }
 
 /// A named evidence contract: predicates that must all hold.
@@ -49,6 +61,8 @@ pub struct Contract {
     pub requires: Vec<PredicateRef>,
     /// Where it was declared.
     pub location: Location,
+    /// Its key path (`Contracts[0]`).
+    pub key_path: String,
 }
 
 /// A predicate named in a contract.
@@ -92,6 +106,8 @@ pub struct Route {
     pub requires: Vec<PredicateRef>,
     /// Where the route was written.
     pub location: Location,
+    /// Its key path (`Orchestration.Selection.Routes[2]`).
+    pub key_path: String,
 }
 
 /// The command patterns a route (or the stop hook) gives its validators.
@@ -158,6 +174,8 @@ pub struct Termination {
     pub strategies: Vec<Termination>,
     /// Where it was written.
     pub location: Location,
+    /// Its key path (`Termination.Strategies[1]`).
+    pub key_path: String,
 }
 
 /// The type of a termination strategy.

@@ -21,7 +21,7 @@ pub struct CommandSucceeded {
 }
 
 impl Predicate for CommandSucceeded {
-    fn name(&self) -> &str {
+    fn name(&self) -> &'static str {
         "CommandSucceeded"
     }
 

@@ -18,7 +18,7 @@ pub struct FileExists {
 }
 
 impl Predicate for FileExists {
-    fn name(&self) -> &str {
+    fn name(&self) -> &'static str {
         "FileExists"
     }
 

@@ -27,7 +27,7 @@ pub struct FilesWritten {
 }
 
 impl Predicate for FilesWritten {
-    fn name(&self) -> &str {
+    fn name(&self) -> &'static str {
         "FilesWritten"
     }
 

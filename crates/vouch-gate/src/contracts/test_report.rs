@@ -25,7 +25,7 @@ pub struct TestReportPredicate {
 }
 
 impl Predicate for TestReportPredicate {
-    fn name(&self) -> &str {
+    fn name(&self) -> &'static str {
         "TestReport"
     }
 

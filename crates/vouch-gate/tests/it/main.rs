@@ -7,6 +7,7 @@ mod config;
 mod contracts;
 mod fail_closed;
 mod hook;
+mod lint;
 mod router;
 mod support;
 mod validators;

@@ -119,7 +119,7 @@ fn play(file: &Path) -> Result<String, String> {
         let mut calls = Vec::new();
         let mut results = Vec::new();
         let mut turn = NewTurn::default();
-        turn.agent = agent.to_owned();
+        agent.clone_into(&mut turn.agent);
         turn.activate = true;
         for (i, tool) in step.tools.iter().enumerate() {
             let id = format!("call_{n}_{i}");

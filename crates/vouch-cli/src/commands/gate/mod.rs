@@ -1,6 +1,9 @@
-//! `vouch gate`: checking handoffs and completions against a pipeline's gates.
+//! `vouch gate`: checking handoffs and completions against a pipeline's gates, routing an
+//! agent's reply, and linting a pipeline configuration.
 
 mod check;
+mod lint;
+mod route;
 
 use clap::Subcommand;
 
@@ -11,11 +14,15 @@ use crate::ui::Ui;
 #[derive(Debug, Subcommand)]
 pub(crate) enum GateCommand {
     Check(check::CheckArgs),
+    Route(route::RouteArgs),
+    Lint(lint::LintArgs),
 }
 
 /// Runs a `vouch gate` command.
 pub(crate) fn run(command: &GateCommand, ui: &mut Ui) -> Result<u8, CommandError> {
     match command {
         GateCommand::Check(args) => check::run(args, ui),
+        GateCommand::Route(args) => route::run(args, ui),
+        GateCommand::Lint(args) => lint::run(args, ui),
     }
 }

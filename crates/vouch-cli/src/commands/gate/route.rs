@@ -1,0 +1,202 @@
+//! `vouch gate route`: what follows the agent's last reply — a handoff, a correction, the end
+//! of the run, or a stuck agent.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use serde::Serialize;
+use vouch_gate::{Decision, History, Routed, Router, RouterState};
+use vouch_session::{Format, ReadOptions};
+
+use crate::commands::config_input::load_gates;
+use crate::commands::log_input::{LogFormat, load_with};
+use crate::error::CommandError;
+use crate::exit_codes;
+use crate::ui::Ui;
+
+/// Decide what follows the agent's last reply
+///
+/// Reads the conversation, finds the reply that ends it (the events after the last user
+/// message, or after another named agent last spoke), and decides, as the validator spec's
+/// keyword routing does:
+///
+///   route      the reply has exactly one keyword of its agent's routes, on a line of its own,
+///              and every validator and contract of the route passes
+///   correct    no keyword, a keyword of another agent, several keywords, or a gate blocked:
+///              stdout is exactly the message to inject as a user turn
+///   terminate  a termination strategy fired (`maxiterations` is a hard cap)
+///   stuck      the agent was corrected `StuckThreshold` times in a row (default 3)
+///
+/// The stuck counters live in the state file, which is read, updated and written back under a
+/// lock; deciding the same reply again returns the same decision and changes nothing.
+///
+/// Exit codes: 0 route or terminate, 1 correct, 3 stuck, 2 configuration or input error.
+/// `--format json` prints the decision as an object with a `decision` field.
+#[derive(Debug, Args)]
+pub(crate) struct RouteArgs {
+    /// The pipeline configuration (the validator spec's YAML)
+    #[arg(long, value_name = "FILE")]
+    config: PathBuf,
+
+    /// The conversation: a session log in any format vouch reads
+    #[arg(long, value_name = "LOG")]
+    session: PathBuf,
+
+    /// The router's state file (stuck counters, the last reply decided); relative to
+    /// `--workdir`
+    #[arg(long, value_name = "FILE", default_value = ".vouch/router.json")]
+    state: PathBuf,
+
+    /// The agent that wrote the reply, when the log does not name it (Claude Code and Codex
+    /// logs do not)
+    #[arg(long, value_name = "NAME")]
+    agent: Option<String>,
+
+    /// The folder artifact paths are relative to, and where commands run
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    workdir: PathBuf,
+
+    /// Read the log as this format instead of detecting it
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    log_format: Option<LogFormat>,
+
+    /// Output format
+    #[arg(long, value_enum, default_value = "human")]
+    format: RouteFormat,
+}
+
+/// What `vouch gate route` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum RouteFormat {
+    /// A line per decision; for a correction, exactly the message to inject
+    Human,
+    /// The decision as a JSON object
+    Json,
+}
+
+/// The JSON output: the decision's fields, and what it was taken on.
+#[derive(Serialize)]
+struct Output<'a> {
+    #[serde(flatten)]
+    decision: &'a Decision,
+    /// The agent whose reply was decided.
+    replied: Option<&'a str>,
+    /// Replies in the history, the decided one included.
+    iteration: u32,
+    /// True when this reply had been decided before.
+    repeated: bool,
+}
+
+/// Runs `vouch gate route`.
+pub(crate) fn run(args: &RouteArgs, ui: &mut Ui) -> Result<u8, CommandError> {
+    let router = Router::new(load_gates(&args.config, ui)?);
+    let options = ReadOptions {
+        format: args.log_format.map(Format::from),
+        ..ReadOptions::default()
+    };
+    let loaded = load_with(&args.session, &options, ui)?;
+    let mut history = History::new(&loaded.session, &args.workdir).agent(args.agent.as_deref());
+    if let Some(first) = &loaded.first_bad {
+        history = history.unreadable(loaded.bad_lines as u64, first.clone());
+    }
+    let state_path = if args.state.is_absolute() {
+        args.state.clone()
+    } else {
+        args.workdir.join(&args.state)
+    };
+    let routed = decide(&router, &history, &state_path)?;
+    print(args.format, &routed, ui)?;
+    Ok(match routed.decision {
+        Decision::Route { .. } | Decision::Terminate { .. } => exit_codes::PASS,
+        Decision::Correct { .. } => exit_codes::CHECK_FAILED,
+        Decision::Stuck { .. } => exit_codes::STUCK,
+    })
+}
+
+/// Decides with the state at `path`, writing the new state back under the state file's lock.
+fn decide(router: &Router, history: &History<'_>, path: &Path) -> Result<Routed, CommandError> {
+    vouch_evidence::update_locked(path, |current| {
+        let state = match current.map(str::trim) {
+            None | Some("") => Ok(RouterState::default()),
+            Some(text) => RouterState::from_json(text).map_err(|e| {
+                CommandError::input(format!(
+                    "{}:{}:{}: the router state is not valid: {e} (hint: delete the file to start the counters over)",
+                    path.display(),
+                    e.line(),
+                    e.column()
+                ))
+            }),
+        };
+        let routed = state.and_then(|s| router.decide(history, &s).map_err(CommandError::input));
+        // On an error the file is written back as it was.
+        let text = match &routed {
+            Ok(r) => r.state.to_json(),
+            Err(_) => current.unwrap_or_default().to_owned(),
+        };
+        Ok((text, routed))
+    })?
+}
+
+fn print(format: RouteFormat, routed: &Routed, ui: &mut Ui) -> Result<(), CommandError> {
+    if format == RouteFormat::Json {
+        let output = Output {
+            decision: &routed.decision,
+            replied: routed.agent.as_deref(),
+            iteration: routed.iteration,
+            repeated: routed.repeated,
+        };
+        serde_json::to_writer_pretty(&mut ui.out, &output).map_err(std::io::Error::from)?;
+        writeln!(ui.out)?;
+        return Ok(());
+    }
+    let who = |agent: &Option<String>| agent.clone().unwrap_or_else(|| "the agent".to_owned());
+    {
+        let (mut out, styles) = ui.human();
+        match &routed.decision {
+            Decision::Route { to, keyword, from } => {
+                let s = styles.pass;
+                let to = to.as_deref().unwrap_or("(no agent)");
+                writeln!(out, "{s}route{s:#} {keyword}: {} → {to}", who(from))?;
+            }
+            Decision::Terminate { reason } => {
+                let s = styles.pass;
+                writeln!(out, "{s}terminate{s:#} {reason}")?;
+            }
+            Decision::Stuck {
+                agent,
+                validator,
+                failures,
+                last_message,
+            } => {
+                let s = styles.fail;
+                writeln!(
+                    out,
+                    "{s}stuck{s:#} {} was corrected {failures} times in a row (the last by {validator}); the run ends.\nThe last correction:\n{last_message}",
+                    who(agent)
+                )?;
+            }
+            Decision::Correct { message, .. } => writeln!(out, "{message}")?,
+        }
+    }
+    if let Decision::Correct {
+        agent,
+        kind,
+        validator,
+        consecutive,
+        ..
+    } = &routed.decision
+    {
+        let by = validator.as_deref().unwrap_or(kind.label());
+        ui.warn(format_args!(
+            "correct {}: {by} (correction {consecutive} in a row)",
+            who(agent)
+        ));
+    }
+    if routed.repeated {
+        ui.warn(
+            "this reply was decided before; the decision is repeated and the state is unchanged",
+        );
+    }
+    Ok(())
+}
