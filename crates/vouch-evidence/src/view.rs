@@ -188,6 +188,28 @@ impl<'s> EvidenceView<'s> {
         Ok(commands)
     }
 
+    /// Returns those of `paths` that were not written this session — by a successful write or
+    /// patch call of the current turn, or by a turn of the active session in the change log —
+    /// comparing paths as decision G8 says.
+    pub fn not_written<'p>(
+        &self,
+        paths: impl IntoIterator<Item = &'p str>,
+    ) -> Result<Vec<&'p str>, &Error> {
+        let mut written: Vec<&str> = self
+            .turn_calls()
+            .into_iter()
+            .filter(|c| c.call.kind.writes_files() && c.succeeded())
+            .flat_map(|c| c.call.touched_paths())
+            .collect();
+        if let Some(log) = self.change_log()? {
+            written.extend(log.session_files_written());
+        }
+        Ok(paths
+            .into_iter()
+            .filter(|p| !written.iter().any(|w| same_file(w, p)))
+            .collect())
+    }
+
     /// Returns the session's results by call id.
     fn results(&self) -> &FastMap<&'s str, &'s ToolResult> {
         self.results.get_or_init(|| self.session.results_by_call())

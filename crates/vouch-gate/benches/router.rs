@@ -18,8 +18,7 @@ use std::sync::OnceLock;
 use serde_json::json;
 use vouch_gate::{GateSet, History, Router, RouterState, lint, parse_config};
 use vouch_session::{
-    Actor, Args, Event, EventKind, Message, Outcome, Output, Role, Session, ToolCall, ToolKind,
-    ToolResult,
+    Actor, Args, EventKind, Message, Outcome, Output, Role, Session, ToolCall, ToolKind, ToolResult,
 };
 
 fn main() {
@@ -59,46 +58,40 @@ struct Fixture {
     session: Session,
 }
 
-fn event(events: &mut Vec<Event>, role: Role, name: Option<&str>, kind: EventKind) {
-    events.push(Event {
-        seq: events.len() as u64,
-        timestamp: None,
-        actor: Actor {
-            role,
-            name: name.map(str::to_owned),
-        },
-        kind,
-        line: None,
-    });
+fn actor(role: Role, name: Option<&str>) -> Actor {
+    Actor {
+        role,
+        name: name.map(str::to_owned),
+    }
 }
 
-fn call(events: &mut Vec<Event>, agent: &str, id: String, kind: ToolKind, args: serde_json::Value) {
+fn say(session: &mut Session, role: Role, name: Option<&str>, text: String) {
+    session.push(actor(role, name), EventKind::Message(Message { text }));
+}
+
+/// A call by `agent` and its successful result.
+fn call(session: &mut Session, agent: &str, id: String, kind: ToolKind, args: serde_json::Value) {
     let name = if kind == ToolKind::Shell {
         "shell_run"
     } else {
         "write_file"
     };
-    event(
-        events,
-        Role::Assistant,
-        Some(agent),
-        EventKind::ToolCall(ToolCall {
-            call_id: id.clone(),
-            name: name.into(),
-            kind,
-            args: Args::from_value(args),
-        }),
+    let call = ToolCall {
+        call_id: id.clone(),
+        name: name.into(),
+        kind,
+        args: Args::from_value(args),
+    };
+    session.push(
+        actor(Role::Assistant, Some(agent)),
+        EventKind::ToolCall(call),
     );
-    event(
-        events,
-        Role::Tool,
-        None,
-        EventKind::ToolResult(ToolResult {
-            call_id: id,
-            output: Output::inline("ok"),
-            outcome: Outcome::Ok,
-        }),
-    );
+    let result = ToolResult {
+        call_id: id,
+        output: Output::inline("ok"),
+        outcome: Outcome::Ok,
+    };
+    session.push(actor(Role::Tool, None), EventKind::ToolResult(result));
 }
 
 fn fixture() -> &'static Fixture {
@@ -115,74 +108,42 @@ fn fixture() -> &'static Fixture {
             parse_config(Path::new("pipeline.yaml"), PIPELINE).expect("the bench pipeline"),
         ));
         let agents = ["Planner", "Developer", "Tester", "Reviewer"];
-        let mut events = Vec::with_capacity(10_010);
+        let mut session = Session::default();
         for i in 0..2_499 {
             let agent = agents[i % 4];
-            event(
-                &mut events,
-                Role::User,
-                None,
-                EventKind::Message(Message {
-                    text: format!("step {i}"),
-                }),
-            );
+            say(&mut session, Role::User, None, format!("step {i}"));
+            let command = json!({"command": format!("cargo test case_{i}")});
             call(
-                &mut events,
+                &mut session,
                 agent,
                 format!("c{i}"),
                 ToolKind::Shell,
-                json!({"command": format!("cargo test case_{i}")}),
+                command,
             );
-            event(
-                &mut events,
-                Role::Assistant,
-                Some(agent),
-                EventKind::Message(Message {
-                    text: format!("Reply {i}.\nNot done yet."),
-                }),
+            let text = format!("Reply {i}.\nNot done yet.");
+            say(&mut session, Role::Assistant, Some(agent), text);
+        }
+        say(&mut session, Role::User, None, "Implement it.".into());
+        for (id, path) in [("w1", "src/a.rs"), ("w2", "src/b.rs")] {
+            let args = json!({"path": path, "content": "x"});
+            call(
+                &mut session,
+                "Developer",
+                id.into(),
+                ToolKind::WriteFile,
+                args,
             );
         }
-        event(
-            &mut events,
-            Role::User,
-            None,
-            EventKind::Message(Message {
-                text: "Implement it.".into(),
-            }),
-        );
+        let build = json!({"command": "cargo build && cargo test"});
         call(
-            &mut events,
-            "Developer",
-            "w1".into(),
-            ToolKind::WriteFile,
-            json!({"path": "src/a.rs", "content": "x"}),
-        );
-        call(
-            &mut events,
-            "Developer",
-            "w2".into(),
-            ToolKind::WriteFile,
-            json!({"path": "src/b.rs", "content": "x"}),
-        );
-        call(
-            &mut events,
+            &mut session,
             "Developer",
             "s1".into(),
             ToolKind::Shell,
-            json!({"command": "cargo build && cargo test"}),
+            build,
         );
-        event(
-            &mut events,
-            Role::Assistant,
-            Some("Developer"),
-            EventKind::Message(Message {
-                text: "Done.\nHANDOFF TO TESTER".into(),
-            }),
-        );
-        let session = Session {
-            events,
-            ..Session::default()
-        };
+        let text = "Done.\nHANDOFF TO TESTER".to_owned();
+        say(&mut session, Role::Assistant, Some("Developer"), text);
         Fixture {
             _dir: dir,
             work,

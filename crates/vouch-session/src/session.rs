@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use jiff::SignedDuration;
 
 use crate::error::Error;
-use crate::event::{Event, EventKind};
+use crate::event::{Actor, Event, EventKind};
 use crate::hash::FastMap;
 use crate::output::Output;
 use crate::tool::{ToolCall, ToolResult};
@@ -146,6 +146,21 @@ pub struct Turn<'a> {
 }
 
 impl Session {
+    /// Appends an event by `actor` with the next `seq`, no timestamp and no line: how sessions
+    /// are built in code (tests, generators, orchestrators).
+    pub fn push(&mut self, actor: Actor, kind: EventKind) -> &mut Event {
+        let seq = self.events.len() as u64;
+        self.events.push(Event {
+            seq,
+            timestamp: None,
+            actor,
+            kind,
+            line: None,
+        });
+        let last = self.events.len() - 1;
+        &mut self.events[last]
+    }
+
     /// Returns the tool calls, in order.
     pub fn tool_calls(&self) -> impl Iterator<Item = &ToolCall> {
         self.events.iter().filter_map(Event::as_tool_call)

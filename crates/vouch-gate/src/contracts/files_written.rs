@@ -3,7 +3,6 @@
 use std::path::PathBuf;
 
 use serde_json::Value;
-use vouch_evidence::same_file;
 
 use crate::predicate::{GateContext, Predicate, Verdict, blocked_word, fail_closed};
 
@@ -34,72 +33,35 @@ impl Predicate for FilesWritten {
     fn evaluate(&self, cx: &GateContext<'_, '_>) -> Verdict {
         let word = blocked_word(cx.keyword);
         let path = cx.view.resolve(&self.source);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
+        let source = self.source.display().to_string();
+        let value: Value = match std::fs::read_to_string(&path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Verdict::block(
                     self.name(),
                     format!(
-                        "{word} blocked: {} lists the files to write in {}, which does not exist.\nWrite it first, then retry.",
+                        "{word} blocked: {} lists the files to write in {source}, which does not exist.\nWrite it first, then retry.",
                         self.owner,
-                        self.source.display()
                     ),
                 );
             }
-            Err(e) => {
-                return fail_closed(
-                    self.name(),
-                    cx.keyword,
-                    &format!("{}", self.source.display()),
-                    &e,
-                );
-            }
+            Err(e) => return fail_closed(self.name(), cx.keyword, &source, &e),
+            Ok(text) => match serde_json::from_str(&text) {
+                Ok(value) => value,
+                Err(e) => return fail_closed(self.name(), cx.keyword, &source, &e),
+            },
         };
-        let value: Value = match serde_json::from_str(&text) {
-            Ok(v) => v,
-            Err(e) => {
-                return fail_closed(
-                    self.name(),
-                    cx.keyword,
-                    &format!("{}", self.source.display()),
-                    &e,
-                );
-            }
-        };
-        let listed: Vec<&str> = value
+        let listed = value
             .get(&self.field)
             .and_then(Value::as_array)
-            .map(|items| {
-                items
-                    .iter()
-                    .filter_map(|i| i.as_str().or_else(|| i.get("path")?.as_str()))
-                    .map(str::trim)
-                    .filter(|p| !p.is_empty())
-                    .collect()
-            })
-            .unwrap_or_default();
-        let mut written: Vec<String> = cx
-            .view
-            .turn_calls()
-            .iter()
-            .filter(|c| c.call.kind.writes_files() && c.succeeded())
-            .flat_map(|c| {
-                c.call
-                    .touched_paths()
-                    .into_iter()
-                    .map(str::to_owned)
-                    .collect::<Vec<_>>()
-            })
-            .collect();
-        match cx.view.change_log() {
-            Ok(Some(log)) => written.extend(log.session_files_written().map(str::to_owned)),
-            Ok(None) => {}
-            Err(e) => return fail_closed(self.name(), cx.keyword, "the change log", e),
-        }
-        let missing: Vec<&str> = listed
             .into_iter()
-            .filter(|p| !written.iter().any(|w| same_file(w, p)))
-            .collect();
+            .flatten()
+            .filter_map(|i| i.as_str().or_else(|| i.get("path")?.as_str()))
+            .map(str::trim)
+            .filter(|p| !p.is_empty());
+        let missing = match cx.view.not_written(listed) {
+            Ok(missing) => missing,
+            Err(e) => return fail_closed(self.name(), cx.keyword, "the change log", e),
+        };
         if missing.is_empty() {
             return Verdict::Pass;
         }

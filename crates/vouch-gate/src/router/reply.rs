@@ -84,43 +84,28 @@ mod tests {
 
     use super::*;
 
-    fn event(seq: usize, role: Role, name: Option<&str>, kind: EventKind) -> Event {
-        Event {
-            seq: seq as u64,
-            timestamp: None,
-            actor: Actor {
-                role,
-                name: name.map(str::to_owned),
-            },
-            kind,
-            line: None,
-        }
-    }
-
     fn history(items: &[(Role, Option<&str>, &str)]) -> Session {
-        let events = items
-            .iter()
-            .enumerate()
-            .map(|(i, (role, name, text))| {
-                let kind = if let Some(kw) = text.strip_prefix("handoff:") {
-                    EventKind::ToolCall(ToolCall {
-                        call_id: format!("c{i}"),
-                        name: "handoff".into(),
-                        kind: ToolKind::Other,
-                        args: Args::from_value(serde_json::json!({"route_keyword": kw})),
-                    })
-                } else {
-                    EventKind::Message(Message {
-                        text: (*text).into(),
-                    })
-                };
-                event(i, *role, *name, kind)
-            })
-            .collect();
-        Session {
-            events,
-            ..Session::default()
+        let mut session = Session::default();
+        for (i, (role, name, text)) in items.iter().enumerate() {
+            let kind = if let Some(kw) = text.strip_prefix("handoff:") {
+                EventKind::ToolCall(ToolCall {
+                    call_id: format!("c{i}"),
+                    name: "handoff".into(),
+                    kind: ToolKind::Other,
+                    args: Args::from_value(serde_json::json!({"route_keyword": kw})),
+                })
+            } else {
+                EventKind::Message(Message {
+                    text: (*text).into(),
+                })
+            };
+            let actor = Actor {
+                role: *role,
+                name: name.map(str::to_owned),
+            };
+            session.push(actor, kind);
         }
+        session
     }
 
     #[test]

@@ -1,7 +1,5 @@
 //! `RequireAllFilesWritten`: every file the brief names was written this session.
 
-use vouch_evidence::same_file;
-
 use crate::predicate::{GateContext, Predicate, Verdict, blocked_word, fail_closed};
 
 /// Checks that every path in `brief.json`'s `files_to_change` was written: by a successful
@@ -48,28 +46,10 @@ impl Predicate for RequireAllFilesWritten {
         if required.is_empty() {
             return Verdict::Pass;
         }
-        let mut written: Vec<String> = cx
-            .view
-            .turn_calls()
-            .iter()
-            .filter(|c| c.call.kind.writes_files() && c.succeeded())
-            .flat_map(|c| {
-                c.call
-                    .touched_paths()
-                    .into_iter()
-                    .map(str::to_owned)
-                    .collect::<Vec<_>>()
-            })
-            .collect();
-        match cx.view.change_log() {
-            Ok(Some(log)) => written.extend(log.session_files_written().map(str::to_owned)),
-            Ok(None) => {}
+        let missing = match cx.view.not_written(required) {
+            Ok(missing) => missing,
             Err(e) => return fail_closed(NAME, cx.keyword, "the change log", e),
-        }
-        let missing: Vec<&str> = required
-            .into_iter()
-            .filter(|p| !written.iter().any(|w| same_file(w, p)))
-            .collect();
+        };
         if missing.is_empty() {
             return Verdict::Pass;
         }

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use vouch_evidence::{NewCommand, NewTurn};
 use vouch_gate::{Decision, GateSet, History, Router, RouterState, parse_config};
 use vouch_session::{
-    Actor, Args, Event, EventKind, Message, ReadOptions, Role, Session, ToolCall, ToolKind,
+    Actor, Args, EventKind, Message, ReadOptions, Role, Session, ToolCall, ToolKind,
 };
 
 #[derive(Debug, Deserialize)]
@@ -340,52 +340,39 @@ fn arb_event() -> impl Strategy<Value = (u8, u8, String)> {
 
 fn history(items: &[(u8, u8, String)]) -> Session {
     let names = [None, Some("A"), Some("B")];
-    let events = items
-        .iter()
-        .enumerate()
-        .map(|(i, (what, who, text))| {
-            let name = names[usize::from(*who)].map(str::to_owned);
-            let (role, kind) = match what {
-                0 => (
-                    Role::User,
-                    EventKind::Message(Message { text: text.clone() }),
-                ),
-                1 | 2 => (
-                    Role::Assistant,
-                    EventKind::Message(Message { text: text.clone() }),
-                ),
-                3 => (
-                    Role::Assistant,
-                    EventKind::ToolCall(ToolCall {
-                        call_id: format!("c{i}"),
-                        name: "shell_run".into(),
-                        kind: ToolKind::Shell,
-                        args: Args::from_value(json!({"command": text})),
-                    }),
-                ),
-                _ => (
-                    Role::Assistant,
-                    EventKind::ToolCall(ToolCall {
-                        call_id: format!("c{i}"),
-                        name: "handoff".into(),
-                        kind: ToolKind::Other,
-                        args: Args::from_value(json!({"route_keyword": text})),
-                    }),
-                ),
-            };
-            Event {
-                seq: i as u64,
-                timestamp: None,
-                actor: Actor { role, name },
-                kind,
-                line: None,
-            }
-        })
-        .collect();
-    Session {
-        events,
-        ..Session::default()
+    let mut session = Session::default();
+    for (i, (what, who, text)) in items.iter().enumerate() {
+        let name = names[usize::from(*who)].map(str::to_owned);
+        let call = |name: &str, args: Value| {
+            EventKind::ToolCall(ToolCall {
+                call_id: format!("c{i}"),
+                name: name.into(),
+                kind: if name == "handoff" {
+                    ToolKind::Other
+                } else {
+                    ToolKind::Shell
+                },
+                args: Args::from_value(args),
+            })
+        };
+        let (role, kind) = match what {
+            0 => (
+                Role::User,
+                EventKind::Message(Message { text: text.clone() }),
+            ),
+            1 | 2 => (
+                Role::Assistant,
+                EventKind::Message(Message { text: text.clone() }),
+            ),
+            3 => (Role::Assistant, call("shell_run", json!({"command": text}))),
+            _ => (
+                Role::Assistant,
+                call("handoff", json!({"route_keyword": text})),
+            ),
+        };
+        session.push(Actor { role, name }, kind);
     }
+    session
 }
 
 proptest! {

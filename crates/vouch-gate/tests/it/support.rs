@@ -7,26 +7,18 @@ use serde_json::{Value, json};
 use vouch_evidence::EvidenceView;
 use vouch_gate::{GateSet, Verdict};
 use vouch_session::{
-    Actor, Args, Event, EventKind, Message, Outcome, Output, Role, Session, ToolCall, ToolKind,
-    ToolResult,
+    Actor, Args, EventKind, Message, Outcome, Output, Role, Session, ToolCall, ToolKind, ToolResult,
 };
 
 /// Builds a session event by event.
 #[derive(Default)]
 pub(crate) struct S {
-    events: Vec<Event>,
+    session: Session,
 }
 
 impl S {
     fn push(mut self, role: Role, kind: EventKind) -> S {
-        let seq = self.events.len() as u64;
-        self.events.push(Event {
-            seq,
-            timestamp: None,
-            actor: Actor::new(role),
-            kind,
-            line: None,
-        });
+        self.session.push(Actor::new(role), kind);
         self
     }
 
@@ -88,8 +80,7 @@ impl S {
     pub(crate) fn session(self) -> Session {
         Session {
             id: "s".into(),
-            events: self.events,
-            ..Session::default()
+            ..self.session
         }
     }
 }

@@ -1,16 +1,15 @@
 //! `vouch gate check`: would this handoff (or completion) go through?
 
 use std::io::Write;
-use std::path::PathBuf;
 
 use clap::Args;
 use serde::Serialize;
 use vouch_evidence::EvidenceView;
 use vouch_gate::{Gate, Verdict};
-use vouch_session::{Format, ReadOptions};
 
 use crate::commands::config_input::load_gates;
-use crate::commands::log_input::{LogFormat, load_with};
+use crate::commands::gate::input::GateInput;
+use crate::commands::log_input::load_with;
 use crate::error::CommandError;
 use crate::exit_codes;
 use crate::ui::Ui;
@@ -30,13 +29,8 @@ use crate::ui::Ui;
 #[derive(Debug, Args)]
 #[command(group = clap::ArgGroup::new("what").required(true).args(["keyword", "terminate"]))]
 pub(crate) struct CheckArgs {
-    /// The pipeline configuration (the validator spec's YAML)
-    #[arg(long, value_name = "FILE")]
-    config: PathBuf,
-
-    /// The session log
-    #[arg(long, value_name = "LOG")]
-    session: PathBuf,
+    #[command(flatten)]
+    input: GateInput,
 
     /// The routing keyword the agent wrote (`HANDOFF TO TESTER`)
     #[arg(long, value_name = "KEYWORD")]
@@ -45,18 +39,6 @@ pub(crate) struct CheckArgs {
     /// Check a completion: the validators of the termination strategies
     #[arg(long)]
     terminate: bool,
-
-    /// The agent that wrote the keyword; routes whose SourceAgents exclude it do not apply
-    #[arg(long, value_name = "NAME")]
-    agent: Option<String>,
-
-    /// The folder artifact paths are relative to, and where commands run
-    #[arg(long, value_name = "DIR", default_value = ".")]
-    workdir: PathBuf,
-
-    /// Read the log as this format instead of detecting it
-    #[arg(long, value_enum, value_name = "FORMAT")]
-    log_format: Option<LogFormat>,
 
     /// Output format
     #[arg(long, value_enum, default_value = "human")]
@@ -85,10 +67,10 @@ struct Outcome<'a> {
 
 /// Runs `vouch gate check`.
 pub(crate) fn run(args: &CheckArgs, ui: &mut Ui) -> Result<u8, CommandError> {
-    let gates = load_gates(&args.config, ui)?;
+    let gates = load_gates(&args.input.config, ui)?;
     let gate: Gate<'_> = match &args.keyword {
         Some(keyword) => gates
-            .handoff(keyword, args.agent.as_deref())
+            .handoff(keyword, args.input.agent.as_deref())
             .ok_or_else(|| {
                 let known: Vec<&str> = gates
                     .config()
@@ -97,13 +79,14 @@ pub(crate) fn run(args: &CheckArgs, ui: &mut Ui) -> Result<u8, CommandError> {
                     .map(|r| r.keyword.as_str())
                     .collect();
                 let from = args
+                    .input
                     .agent
                     .as_deref()
                     .map(|a| format!(" from `{a}`"))
                     .unwrap_or_default();
                 CommandError::input(format!(
                     "no route takes `{keyword}`{from} in `{}` (hint: the routes' keywords are {})",
-                    args.config.display(),
+                    args.input.config.display(),
                     if known.is_empty() {
                         "none".to_owned()
                     } else {
@@ -111,17 +94,13 @@ pub(crate) fn run(args: &CheckArgs, ui: &mut Ui) -> Result<u8, CommandError> {
                     }
                 ))
             })?,
-        None => gates.completion(args.agent.as_deref()),
+        None => gates.completion(args.input.agent.as_deref()),
     };
-    let options = ReadOptions {
-        format: args.log_format.map(Format::from),
-        last_turns: gate.turns_needed(),
-        ..ReadOptions::default()
-    };
-    let loaded = load_with(&args.session, &options, ui)?;
+    let options = args.input.read_options(gate.turns_needed());
+    let loaded = load_with(&args.input.session, &options, ui)?;
     let view = EvidenceView::new(
         &loaded.session,
-        &args.workdir,
+        &args.input.workdir,
         gates.config().validation.paths.clone(),
     );
     let verdict = match (gate.evaluate(&view), loaded.first_bad) {
@@ -159,7 +138,7 @@ pub(crate) fn run(args: &CheckArgs, ui: &mut Ui) -> Result<u8, CommandError> {
             let outcome = Outcome {
                 verdict: if verdict.is_pass() { "pass" } else { "block" },
                 route,
-                agent: args.agent.as_deref(),
+                agent: args.input.agent.as_deref(),
                 validators: gate.names(),
                 validator,
                 message,

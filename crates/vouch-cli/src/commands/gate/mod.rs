@@ -2,6 +2,7 @@
 //! agent's reply, and linting a pipeline configuration.
 
 mod check;
+mod input;
 mod lint;
 mod route;
 

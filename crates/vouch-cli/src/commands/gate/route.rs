@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use serde::Serialize;
 use vouch_gate::{Decision, History, Routed, Router, RouterState};
-use vouch_session::{Format, ReadOptions};
 
 use crate::commands::config_input::load_gates;
-use crate::commands::log_input::{LogFormat, load_with};
+use crate::commands::gate::input::GateInput;
+use crate::commands::log_input::load_with;
 use crate::error::CommandError;
 use crate::exit_codes;
 use crate::ui::Ui;
@@ -35,31 +35,13 @@ use crate::ui::Ui;
 /// `--format json` prints the decision as an object with a `decision` field.
 #[derive(Debug, Args)]
 pub(crate) struct RouteArgs {
-    /// The pipeline configuration (the validator spec's YAML)
-    #[arg(long, value_name = "FILE")]
-    config: PathBuf,
-
-    /// The conversation: a session log in any format vouch reads
-    #[arg(long, value_name = "LOG")]
-    session: PathBuf,
+    #[command(flatten)]
+    input: GateInput,
 
     /// The router's state file (stuck counters, the last reply decided); relative to
     /// `--workdir`
     #[arg(long, value_name = "FILE", default_value = ".vouch/router.json")]
     state: PathBuf,
-
-    /// The agent that wrote the reply, when the log does not name it (Claude Code and Codex
-    /// logs do not)
-    #[arg(long, value_name = "NAME")]
-    agent: Option<String>,
-
-    /// The folder artifact paths are relative to, and where commands run
-    #[arg(long, value_name = "DIR", default_value = ".")]
-    workdir: PathBuf,
-
-    /// Read the log as this format instead of detecting it
-    #[arg(long, value_enum, value_name = "FORMAT")]
-    log_format: Option<LogFormat>,
 
     /// Output format
     #[arg(long, value_enum, default_value = "human")]
@@ -90,20 +72,17 @@ struct Output<'a> {
 
 /// Runs `vouch gate route`.
 pub(crate) fn run(args: &RouteArgs, ui: &mut Ui) -> Result<u8, CommandError> {
-    let router = Router::new(load_gates(&args.config, ui)?);
-    let options = ReadOptions {
-        format: args.log_format.map(Format::from),
-        ..ReadOptions::default()
-    };
-    let loaded = load_with(&args.session, &options, ui)?;
-    let mut history = History::new(&loaded.session, &args.workdir).agent(args.agent.as_deref());
+    let router = Router::new(load_gates(&args.input.config, ui)?);
+    let loaded = load_with(&args.input.session, &args.input.read_options(None), ui)?;
+    let mut history =
+        History::new(&loaded.session, &args.input.workdir).agent(args.input.agent.as_deref());
     if let Some(first) = &loaded.first_bad {
         history = history.unreadable(loaded.bad_lines as u64, first.clone());
     }
     let state_path = if args.state.is_absolute() {
         args.state.clone()
     } else {
-        args.workdir.join(&args.state)
+        args.input.workdir.join(&args.state)
     };
     let routed = decide(&router, &history, &state_path)?;
     print(args.format, &routed, ui)?;
