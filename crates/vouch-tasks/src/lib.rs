@@ -1,0 +1,47 @@
+//! The task protocol: tasks and task trees, every validation rule of the protocol's
+//! "Validation Rules and Algorithms" (resolved by decisions T1–T11), the state machine,
+//! readiness, and JSON-RPC error objects.
+//!
+//! ```
+//! let doc = r#"[
+//!   {"id": "3f2b8c1e-9d4a-4f6b-8a2c-1e5d7f9b0a3c", "name": "root", "status": "pending", "priority": 5},
+//!   {"id": "7a1d2e3f-4b5c-4d6e-9f70-8192a3b4c5d6", "name": "child", "status": "in_progress",
+//!    "parent_id": "3f2b8c1e-9d4a-4f6b-8a2c-1e5d7f9b0a3c"}
+//! ]"#;
+//! let report = vouch_tasks::validate_str(doc)?;
+//! let paths: Vec<&str> = report.errors.iter().map(|e| e.path.as_str()).collect();
+//! assert_eq!(paths, ["$[0].priority", "$[1].started_at"]);
+//! let rpc = report.rpc_error().unwrap();
+//! assert_eq!(rpc.code, -32005);
+//! # Ok::<(), vouch_tasks::SyntaxError>(())
+//! ```
+
+#![deny(missing_docs)]
+
+mod document;
+mod issue;
+mod model;
+mod readiness;
+mod rules;
+mod timestamp;
+mod transition;
+mod uuid;
+
+pub use document::{Document, Form, SyntaxError};
+pub use issue::{Issue, RpcError, RpcErrorData, Severity, ValidationReport, code};
+pub use model::{Dependency, OriginType, ScheduleType, SchemaType, Schemas, Status, Task};
+pub use readiness::{Blocked, Entry, Readiness, ready_order, satisfied};
+pub use rules::validate;
+pub use timestamp::{Invalid as InvalidTimestamp, Timestamp, parse as parse_timestamp};
+pub use transition::{check_transition, next_statuses};
+pub use uuid::is_uuid_v4;
+
+/// Parses and validates a document.
+pub fn validate_str(text: &str) -> Result<ValidationReport, SyntaxError> {
+    Document::parse(text).map(|doc| validate(&doc))
+}
+
+/// Returns the JSON Schema (draft-07) of a task: the shape of each task on its own.
+pub fn task_schema() -> serde_json::Value {
+    serde_json::from_str(include_str!("schema.json")).unwrap_or(serde_json::Value::Null)
+}

@@ -1,0 +1,430 @@
+//! The rules across tasks: duplicate ids, dependency references and cycles (T5), the tree —
+//! one root, parents that exist, no parent cycles, everything reachable (T6) — and
+//! provenance. Every algorithm is iterative (T11): a chain of a million tasks is a loop, not a
+//! million stack frames.
+
+use crate::document::Document;
+use crate::issue::{Issue, code};
+use crate::model::{OriginType, Status};
+use crate::rules::fields::Info;
+use crate::rules::ids::IdMap;
+
+/// Checks everything across tasks.
+pub(crate) fn check(doc: &Document<'_>, infos: &[Info<'_>], out: &mut Vec<Issue>) {
+    let n = infos.len();
+    let mut ids = IdMap::with_capacity(n);
+    for (i, info) in infos.iter().enumerate() {
+        if let Some(id) = info.id.as_deref()
+            && let Some(first) = ids.insert(id, i)
+        {
+            out.push(
+                Issue::error(code::VALIDATION, Some(i), "id", format!("duplicates the id of the task at {}", doc.path(first)))
+                    .expected("an id no other task has")
+                    .actual(id),
+            );
+        }
+    }
+    let name = |i: usize| infos[i].id.as_deref().map_or_else(|| doc.path(i), str::to_owned);
+
+    // Dependencies: references, self-references, duplicates.
+    let mut deps: Vec<Vec<(usize, bool, usize)>> = Vec::with_capacity(n);
+    for (i, info) in infos.iter().enumerate() {
+        let mut resolved = Vec::with_capacity(info.deps.len());
+        for dep in &info.deps {
+            let field = format!("dependencies[{}]", dep.at);
+            match ids.get(&dep.id) {
+                None => out.push(
+                    Issue::error(code::INVALID_DEPENDENCY, Some(i), field, format!("Dependency task '{}' not found", dep.id))
+                        .expected("the id of a task in the document")
+                        .actual(dep.id.as_ref()),
+                ),
+                Some(t) if t == i => out.push(
+                    Issue::error(code::INVALID_DEPENDENCY, Some(i), field, "Task cannot depend on itself")
+                        .expected("another task's id")
+                        .actual(dep.id.as_ref()),
+                ),
+                Some(t) => {
+                    if resolved.iter().any(|&(r, _, _)| r == t) {
+                        out.push(
+                            Issue::warning(code::INVALID_DEPENDENCY, Some(i), field, "lists the same dependency again")
+                                .actual(dep.id.as_ref()),
+                        );
+                    } else {
+                        resolved.push((t, dep.required, dep.at));
+                    }
+                }
+            }
+        }
+        deps.push(resolved);
+    }
+    for cycle in dependency_cycles(&deps) {
+        let first = cycle[0];
+        let ids: Vec<String> = cycle.iter().map(|&t| name(t)).collect();
+        out.push(
+            Issue::error(code::CIRCULAR_DEPENDENCY, Some(first), "dependencies", format!("Circular dependency: {}", ids.join(" -> ")))
+                .expected("dependencies without cycles")
+                .cycle(ids),
+        );
+    }
+
+    // The tree: parents.
+    let mut parent: Vec<Option<usize>> = vec![None; n];
+    for (i, info) in infos.iter().enumerate() {
+        if let Some(p) = info.parent_id.as_deref() {
+            match ids.get(p) {
+                Some(t) => parent[i] = Some(t),
+                None => out.push(
+                    Issue::error(code::INVALID_PARENT, Some(i), "parent_id", format!("Task '{}' has invalid parent_id: '{p}'", name(i)))
+                        .expected("the id of a task in the document")
+                        .actual(p),
+                ),
+            }
+        }
+        if let Some(enclosing) = doc.tasks[i].enclosing {
+            let expected = infos[enclosing].id.as_deref();
+            let agrees = parent[i] == Some(enclosing);
+            if !agrees && info.parent_id.as_deref().is_none_or(|p| ids.get(p).is_some()) {
+                out.push(
+                    Issue::error(code::INVALID_PARENT, Some(i), "parent_id", "must be the id of the enclosing node's task")
+                        .expected(expected.unwrap_or_default())
+                        .actual(info.parent_id.as_deref().map_or(serde_json::Value::Null, |p| p.into())),
+                );
+            }
+        }
+    }
+    let roots: Vec<usize> = (0..n).filter(|&i| infos[i].root && doc.tasks[i].fields.is_some()).collect();
+    let mut document = |reason: String, actual: serde_json::Value| {
+        let mut issue = Issue::error(code::INVALID_TREE, None, "parent_id", reason).expected("exactly one task without parent_id").actual(actual);
+        issue.path = "$".to_owned();
+        out.push(issue);
+    };
+    match roots.as_slice() {
+        [] if n == 0 => document("No root task found: the document holds no task".to_owned(), serde_json::Value::Null),
+        [] => document("No root task found".to_owned(), serde_json::Value::Null),
+        [_] => {}
+        several => {
+            let names: Vec<String> = several.iter().map(|&r| name(r)).collect();
+            document(format!("Multiple root tasks found: {}", names.join(", ")), names.into());
+        }
+    }
+    for cycle in parent_cycles(&parent) {
+        let first = cycle[0];
+        let ids: Vec<String> = cycle.iter().map(|&t| name(t)).collect();
+        out.push(
+            Issue::error(code::INVALID_TREE, Some(first), "parent_id", format!("Circular parent-child relationship: {}", ids.join(" -> ")))
+                .expected("parents without cycles")
+                .cycle(ids),
+        );
+    }
+    if let [root] = roots.as_slice() {
+        let reach = reachability(&parent, *root);
+        for i in 0..n {
+            match reach[i] {
+                Reach::Root | Reach::Yes | Reach::InCycle | Reach::Missing => {}
+                Reach::Under(cause) => {
+                    let why = match reach[cause] {
+                        Reach::InCycle => format!("its ancestor {} is in a parent cycle", name(cause)),
+                        Reach::Missing => format!("its ancestor {} has a parent_id that names no task", name(cause)),
+                        _ => format!("its ancestor {} is not under the root", name(cause)),
+                    };
+                    out.push(
+                        Issue::error(code::INVALID_TREE, Some(i), "parent_id", format!("Task '{}' is not reachable from the root task: {why}", name(i)))
+                            .expected(format!("a descendant of the root task {}", name(*root))),
+                    );
+                }
+            }
+        }
+        for (i, list) in deps.iter().enumerate() {
+            if !matches!(reach[i], Reach::Root | Reach::Yes) {
+                continue;
+            }
+            for &(t, _, at) in list {
+                if !matches!(reach[t], Reach::Root | Reach::Yes) {
+                    out.push(
+                        Issue::error(code::INVALID_TREE, Some(i), format!("dependencies[{at}]"), format!("depends on task '{}', which is outside the root's tree", name(t)))
+                            .expected("a task of the same tree")
+                            .actual(name(t)),
+                    );
+                }
+            }
+        }
+    }
+
+    // Provenance: the original of a link or an archive.
+    for (i, info) in infos.iter().enumerate() {
+        let Some(original) = info.original_task_id.as_deref() else { continue };
+        let is_copy = matches!(info.origin_type, Some(OriginType::Link | OriginType::Archive));
+        match ids.get(original) {
+            Some(t) if t == i => out.push(
+                Issue::error(code::VALIDATION, Some(i), "original_task_id", "names the task itself")
+                    .expected("another task's id")
+                    .actual(original),
+            ),
+            Some(t) if is_copy && infos[t].status != Some(Status::Completed) => {
+                let origin = info.origin_type.map_or("", OriginType::as_str);
+                let status = infos[t].status.map_or("unknown", Status::as_str);
+                out.push(
+                    Issue::error(code::VALIDATION, Some(i), "original_task_id", format!("a {origin} must name a completed task; '{original}' is {status}"))
+                        .expected("a completed task")
+                        .actual(status),
+                );
+            }
+            None if is_copy => out.push(
+                Issue::warning(code::VALIDATION, Some(i), "original_task_id", format!("'{original}' is not in the document, so its status cannot be checked"))
+                    .expected("a completed task")
+                    .actual(original),
+            ),
+            _ => {}
+        }
+    }
+}
+
+/// Returns one cycle per strongly connected group of tasks in the dependency graph, each as
+/// task indexes starting and ending at its first task in document order — Tarjan's
+/// algorithm, with an explicit stack.
+pub(crate) fn dependency_cycles(deps: &[Vec<(usize, bool, usize)>]) -> Vec<Vec<usize>> {
+    let n = deps.len();
+    const UNSEEN: usize = usize::MAX;
+    let mut index = vec![UNSEEN; n];
+    let mut low = vec![0usize; n];
+    let mut on_stack = vec![false; n];
+    let mut stack: Vec<usize> = Vec::new();
+    let mut next = 0usize;
+    let mut components: Vec<Vec<usize>> = Vec::new();
+    // The call stack of the recursive algorithm: (task, next edge to look at).
+    let mut calls: Vec<(usize, usize)> = Vec::new();
+    for start in 0..n {
+        if index[start] != UNSEEN {
+            continue;
+        }
+        calls.push((start, 0));
+        index[start] = next;
+        low[start] = next;
+        next += 1;
+        stack.push(start);
+        on_stack[start] = true;
+        while let Some(&mut (v, ref mut edge)) = calls.last_mut() {
+            if let Some(&(w, _, _)) = deps[v].get(*edge) {
+                *edge += 1;
+                if index[w] == UNSEEN {
+                    index[w] = next;
+                    low[w] = next;
+                    next += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    calls.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            calls.pop();
+            if let Some(&(parent, _)) = calls.last() {
+                low[parent] = low[parent].min(low[v]);
+            }
+            if low[v] == index[v] {
+                let mut component = Vec::new();
+                while let Some(w) = stack.pop() {
+                    on_stack[w] = false;
+                    component.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                if component.len() > 1 {
+                    components.push(component);
+                }
+            }
+        }
+    }
+    let mut member = vec![usize::MAX; n];
+    for (c, component) in components.iter().enumerate() {
+        for &t in component {
+            member[t] = c;
+        }
+    }
+    let mut cycles: Vec<Vec<usize>> = components
+        .iter()
+        .enumerate()
+        .map(|(c, component)| {
+            let first = component.iter().copied().min().unwrap_or(0);
+            cycle_through(first, |v| deps[v].iter().map(|&(w, _, _)| w).filter(|&w| member[w] == c))
+        })
+        .collect();
+    cycles.sort_by_key(|c| c[0]);
+    cycles
+}
+
+/// Returns a shortest cycle from `start` back to itself, following `next` (which stays within
+/// one strongly connected group, so a cycle exists).
+fn cycle_through<I: Iterator<Item = usize>>(start: usize, next: impl Fn(usize) -> I) -> Vec<usize> {
+    let mut came_from: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    let mut queue = std::collections::VecDeque::from([start]);
+    while let Some(v) = queue.pop_front() {
+        for w in next(v) {
+            if w == start {
+                let mut path = vec![start, v];
+                let mut at = v;
+                while at != start {
+                    at = came_from[&at];
+                    path.push(at);
+                }
+                // `path` runs backwards: start, v, …, start.
+                path.reverse();
+                return path;
+            }
+            if w != start && !came_from.contains_key(&w) {
+                came_from.insert(w, v);
+                queue.push_back(w);
+            }
+        }
+    }
+    vec![start, start]
+}
+
+/// Returns each cycle of the parent relation once (each task has at most one parent, so the
+/// cycles are disjoint), starting and ending at its first task in document order.
+pub(crate) fn parent_cycles(parent: &[Option<usize>]) -> Vec<Vec<usize>> {
+    let n = parent.len();
+    // 0: not seen; 1: on the current walk; 2: done.
+    let mut state = vec![0u8; n];
+    let mut cycles = Vec::new();
+    let mut walk: Vec<usize> = Vec::new();
+    for start in 0..n {
+        if state[start] != 0 {
+            continue;
+        }
+        walk.clear();
+        let mut v = start;
+        loop {
+            state[v] = 1;
+            walk.push(v);
+            match parent[v] {
+                Some(p) if state[p] == 0 => v = p,
+                Some(p) if state[p] == 1 => {
+                    let from = walk.iter().position(|&w| w == p).unwrap_or(0);
+                    let members = &walk[from..];
+                    let first = members.iter().copied().min().unwrap_or(p);
+                    let at = members.iter().position(|&w| w == first).unwrap_or(0);
+                    let mut cycle: Vec<usize> = members[at..].iter().chain(&members[..at]).copied().collect();
+                    cycle.push(first);
+                    cycles.push(cycle);
+                    break;
+                }
+                _ => break,
+            }
+        }
+        for &w in &walk {
+            state[w] = 2;
+        }
+    }
+    cycles.sort_by_key(|c| c[0]);
+    cycles
+}
+
+/// Whether a task's ancestors lead to the root.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reach {
+    /// The root itself.
+    Root,
+    /// A descendant of the root.
+    Yes,
+    /// In a parent cycle.
+    InCycle,
+    /// Its `parent_id` names no task (or it is another root).
+    Missing,
+    /// Below a task that is `InCycle` or `Missing`: the index of that task.
+    Under(usize),
+}
+
+/// Decides [`Reach`] for every task, memoized along each walk up the parents.
+pub(crate) fn reachability(parent: &[Option<usize>], root: usize) -> Vec<Reach> {
+    let n = parent.len();
+    let mut reach: Vec<Option<Reach>> = vec![None; n];
+    reach[root] = Some(Reach::Root);
+    let mut on_walk = vec![false; n];
+    let mut walk: Vec<usize> = Vec::new();
+    for start in 0..n {
+        if reach[start].is_some() {
+            continue;
+        }
+        walk.clear();
+        let mut v = start;
+        // Climb until a decided task, the top of a chain, or a cycle.
+        let outcome = loop {
+            if let Some(r) = reach[v] {
+                break r;
+            }
+            if on_walk[v] {
+                // A cycle: every task from `v` on the walk is in it.
+                let from = walk.iter().position(|&w| w == v).unwrap_or(0);
+                for &w in &walk[from..] {
+                    reach[w] = Some(Reach::InCycle);
+                    on_walk[w] = false;
+                }
+                walk.truncate(from);
+                break Reach::InCycle;
+            }
+            on_walk[v] = true;
+            walk.push(v);
+            match parent[v] {
+                Some(p) => v = p,
+                None => {
+                    reach[v] = Some(Reach::Missing);
+                    on_walk[v] = false;
+                    walk.pop();
+                    break Reach::Missing;
+                }
+            }
+        };
+        // Everything below on the walk inherits, pointing at the cause.
+        let inherited = match outcome {
+            Reach::Under(c) => Reach::Under(c),
+            Reach::InCycle | Reach::Missing => Reach::Under(v),
+            Reach::Root | Reach::Yes => Reach::Yes,
+        };
+        for &w in &walk {
+            on_walk[w] = false;
+            reach[w] = Some(inherited);
+        }
+    }
+    reach.into_iter().map(|r| r.unwrap_or(Reach::Missing)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn graph(edges: &[&[usize]]) -> Vec<Vec<(usize, bool, usize)>> {
+        edges.iter().map(|e| e.iter().map(|&t| (t, true, 0)).collect()).collect()
+    }
+
+    #[test]
+    fn one_cycle_per_strongly_connected_group() {
+        // 0 -> 1 -> 2 -> 0, 3 -> 4 -> 3, 5 -> 0.
+        let cycles = dependency_cycles(&graph(&[&[1], &[2], &[0], &[4], &[3], &[0]]));
+        assert_eq!(cycles, vec![vec![0, 1, 2, 0], vec![3, 4, 3]]);
+        assert!(dependency_cycles(&graph(&[&[1, 2], &[2], &[]])).is_empty());
+    }
+
+    #[test]
+    fn a_million_long_chain_needs_no_deep_stack() {
+        let n = 1_000_000;
+        let deps: Vec<Vec<(usize, bool, usize)>> = (0..n).map(|i| if i + 1 < n { vec![(i + 1, true, 0)] } else { vec![] }).collect();
+        assert!(dependency_cycles(&deps).is_empty());
+        let parent: Vec<Option<usize>> = (0..n).map(|i| i.checked_sub(1)).collect();
+        assert!(parent_cycles(&parent).is_empty());
+        assert!(reachability(&parent, 0).iter().skip(1).all(|r| *r == Reach::Yes));
+    }
+
+    #[test]
+    fn detached_parent_cycles_are_found_and_what_hangs_below_is_unreachable() {
+        // 0 is the root; 1 -> 2 -> 3 -> 1 is a detached cycle; 4's parent is 2; 5's is missing.
+        let parent = vec![None, Some(3), Some(1), Some(2), Some(2), None];
+        assert_eq!(parent_cycles(&parent), vec![vec![1, 3, 2, 1]]);
+        let reach = reachability(&parent, 0);
+        assert_eq!(reach[1], Reach::InCycle);
+        assert_eq!(reach[4], Reach::Under(2));
+        assert_eq!(reach[5], Reach::Missing);
+    }
+}

@@ -1,0 +1,194 @@
+//! The syntax of `schedule_expression` for each `schedule_type`, as the protocol's reference
+//! scheduler reads them:
+//!
+//! | type | expression |
+//! | --- | --- |
+//! | `once` | an ISO 8601 timestamp (T7) |
+//! | `interval` | a positive whole number of seconds (`"3600"`) |
+//! | `cron` | five fields (or six, seconds first), or `@hourly`, `@daily`, … |
+//! | `daily` | `HH:MM` |
+//! | `weekly` | days 1–7 (1 = Monday), then `HH:MM`: `"1,3,5 09:00"` |
+//! | `monthly` | days of the month 1–31, then `HH:MM`: `"1,15 09:00"` |
+
+use crate::model::ScheduleType;
+use crate::timestamp;
+
+/// Returns why `expr` is not a valid expression of `kind`, with what was expected.
+pub(crate) fn check(kind: ScheduleType, expr: &str) -> Result<(), (&'static str, String)> {
+    let e = expr.trim();
+    match kind {
+        ScheduleType::Once => timestamp::parse(e)
+            .map(|_| ())
+            .map_err(|why| ("an ISO 8601 timestamp", why.to_string())),
+        ScheduleType::Interval => match e.parse::<u64>() {
+            Ok(n) if n > 0 => Ok(()),
+            _ => Err((
+                "a positive whole number of seconds",
+                "not a positive whole number".to_owned(),
+            )),
+        },
+        ScheduleType::Cron => cron(e).map_err(|why| ("a cron expression (minute hour day-of-month month day-of-week)", why)),
+        ScheduleType::Daily => clock(e).map_err(|why| ("HH:MM", why)),
+        ScheduleType::Weekly => days_then_clock(e, 1, 7).map_err(|why| ("days 1-7 then HH:MM, as \"1,3,5 09:00\"", why)),
+        ScheduleType::Monthly => days_then_clock(e, 1, 31).map_err(|why| ("days 1-31 then HH:MM, as \"1,15 09:00\"", why)),
+    }
+}
+
+/// `H:MM` or `HH:MM`, hours 0–23, minutes 0–59.
+fn clock(e: &str) -> Result<(), String> {
+    let (h, m) = e.split_once(':').ok_or("no `:` between hours and minutes")?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !(digits(h) && h.len() <= 2 && digits(m) && m.len() == 2) {
+        return Err(format!("`{e}` is not HH:MM"));
+    }
+    let (h, m): (u32, u32) = (h.parse().unwrap_or(99), m.parse().unwrap_or(99));
+    if h > 23 {
+        return Err(format!("hour {h} is not 0-23"));
+    }
+    if m > 59 {
+        return Err(format!("minute {m} is not 0-59"));
+    }
+    Ok(())
+}
+
+/// A comma-separated list of days in `lo..=hi`, whitespace, then `HH:MM`.
+fn days_then_clock(e: &str, lo: u32, hi: u32) -> Result<(), String> {
+    let (days, time) = e
+        .split_once(char::is_whitespace)
+        .ok_or("expected the days, a space, then HH:MM")?;
+    clock(time.trim())?;
+    for day in days.split(',') {
+        let day = day.trim();
+        match day.parse::<u32>() {
+            Ok(d) if (lo..=hi).contains(&d) => {}
+            Ok(d) => return Err(format!("day {d} is not {lo}-{hi}")),
+            Err(_) => return Err(format!("`{day}` is not a day number")),
+        }
+    }
+    Ok(())
+}
+
+const MONTHS: [&str; 12] = [
+    "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+];
+const WEEKDAYS: [&str; 7] = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"];
+
+/// Five cron fields (minute, hour, day of month, month, day of week), or six with seconds
+/// first, or a macro.
+fn cron(e: &str) -> Result<(), String> {
+    if e.starts_with('@') {
+        return match e {
+            "@yearly" | "@annually" | "@monthly" | "@weekly" | "@daily" | "@midnight"
+            | "@hourly" => Ok(()),
+            _ => Err(format!("unknown macro `{e}`")),
+        };
+    }
+    let fields: Vec<&str> = e.split_whitespace().collect();
+    let ranges: &[(&str, u32, u32, &[&str])] = match fields.len() {
+        5 => &[
+            ("minute", 0, 59, &[]),
+            ("hour", 0, 23, &[]),
+            ("day of month", 1, 31, &[]),
+            ("month", 1, 12, &MONTHS),
+            ("day of week", 0, 7, &WEEKDAYS),
+        ],
+        6 => &[
+            ("second", 0, 59, &[]),
+            ("minute", 0, 59, &[]),
+            ("hour", 0, 23, &[]),
+            ("day of month", 1, 31, &[]),
+            ("month", 1, 12, &MONTHS),
+            ("day of week", 0, 7, &WEEKDAYS),
+        ],
+        n => return Err(format!("{n} fields; a cron expression has 5 (or 6 with seconds)")),
+    };
+    for (field, &(what, lo, hi, names)) in fields.iter().zip(ranges) {
+        cron_field(field, lo, hi, names).map_err(|why| format!("{what} `{field}`: {why}"))?;
+    }
+    Ok(())
+}
+
+fn cron_field(field: &str, lo: u32, hi: u32, names: &[&str]) -> Result<(), String> {
+    let value = |s: &str| -> Result<u32, String> {
+        let lower = s.to_ascii_lowercase();
+        if let Some(i) = names.iter().position(|n| *n == lower) {
+            // Months are 1-based, weekdays 0-based (Sunday = 0).
+            let base = u32::from(names.len() == 12);
+            return Ok(u32::try_from(i).unwrap_or(0) + base);
+        }
+        let n: u32 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
+        if (lo..=hi).contains(&n) {
+            Ok(n)
+        } else {
+            Err(format!("{n} is not {lo}-{hi}"))
+        }
+    };
+    for part in field.split(',') {
+        let (range, step) = match part.split_once('/') {
+            Some((r, s)) => (r, Some(s)),
+            None => (part, None),
+        };
+        if let Some(step) = step {
+            match step.parse::<u32>() {
+                Ok(s) if s > 0 => {}
+                _ => return Err(format!("step `{step}` is not a positive number")),
+            }
+        }
+        match range {
+            "*" | "?" => {}
+            r => match r.split_once('-') {
+                Some((a, b)) => {
+                    let (a, b) = (value(a)?, value(b)?);
+                    if a > b {
+                        return Err(format!("range {a}-{b} runs backwards"));
+                    }
+                }
+                None => {
+                    value(r)?;
+                }
+            },
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_type_reads_its_own_expressions() {
+        use ScheduleType::*;
+        for (kind, good) in [
+            (Once, "2024-01-15T09:00:00Z"),
+            (Interval, "3600"),
+            (Cron, "0 9 * * 1-5"),
+            (Cron, "*/15 0-6,22,23 1 jan-jun mon"),
+            (Cron, "0 0 9 * * *"),
+            (Cron, "@daily"),
+            (Daily, "09:00"),
+            (Daily, "9:05"),
+            (Weekly, "1,3,5 09:00"),
+            (Monthly, "1,15 23:59"),
+        ] {
+            assert_eq!(check(kind, good), Ok(()), "{kind} {good}");
+        }
+        for (kind, bad) in [
+            (Once, "tomorrow"),
+            (Interval, "0"),
+            (Interval, "1h"),
+            (Cron, "0 9 * *"),
+            (Cron, "60 * * * *"),
+            (Cron, "0 9 * * 1-"),
+            (Cron, "*/0 * * * *"),
+            (Cron, "@sometimes"),
+            (Daily, "24:00"),
+            (Daily, "9am"),
+            (Weekly, "0,3 09:00"),
+            (Weekly, "1,3,5"),
+            (Monthly, "32 09:00"),
+        ] {
+            assert!(check(kind, bad).is_err(), "{kind} {bad} should be rejected");
+        }
+    }
+}
