@@ -3,6 +3,8 @@
 //! Usage:
 //! - `cargo run --release -p vouch-loggen --example gen-log -- claude [TOOL_CALLS] [RESULT_BYTES] > session.jsonl`
 //! - `cargo run --release -p vouch-loggen --example gen-log -- gate DIR` (see `GateProject`)
+//! - `cargo run --release -p vouch-loggen --example gen-log -- tasks [TASKS] > tasks.json` (see
+//!   `TaskTree`; `chain` writes a dependency chain instead)
 
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
@@ -24,9 +26,22 @@ fn main() -> ExitCode {
         (Some("gate"), Some(dir)) => {
             vouch_loggen::GateProject::default().write(std::path::Path::new(dir))
         }
+        (Some(kind @ ("tasks" | "chain")), _) => {
+            let spec = vouch_loggen::TaskTree {
+                tasks: number(1, 10_000),
+                ..Default::default()
+            };
+            let mut out = BufWriter::new(std::io::stdout().lock());
+            let written = if kind == "tasks" {
+                spec.write(&mut out)
+            } else {
+                spec.write_chain(&mut out)
+            };
+            written.and_then(|()| out.flush())
+        }
         _ => {
             eprintln!(
-                "usage: gen-log claude [TOOL_CALLS] [RESULT_BYTES] > session.jsonl\n       gen-log gate DIR"
+                "usage: gen-log claude [TOOL_CALLS] [RESULT_BYTES] > session.jsonl\n       gen-log gate DIR\n       gen-log tasks|chain [TASKS] > tasks.json"
             );
             return ExitCode::from(2);
         }

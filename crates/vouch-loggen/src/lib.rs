@@ -1,4 +1,5 @@
-//! Deterministic generators of large agent logs, for benchmarks and side-by-side timings.
+//! Deterministic generators of large inputs — agent logs, gate projects, task trees — for
+//! benchmarks and side-by-side timings.
 //!
 //! # Overview
 //!
@@ -6,6 +7,7 @@
 //!   tool result of a chosen size, written by [`ClaudeLog::write`].
 //! - [`GateProject`]: a project for timing a gate check — a long session, a long change log and
 //!   every artifact the validators read.
+//! - [`TaskTree`]: a valid task tree of the task protocol, or a long dependency chain.
 //!
 //! The same parameters always give the same bytes, so a benchmark's input can be regenerated
 //! anywhere instead of being stored.
@@ -28,6 +30,8 @@
 mod claude;
 mod gate;
 mod rng;
+mod tasks;
 
 pub use claude::ClaudeLog;
 pub use gate::{GateProject, PIPELINE as GATE_PIPELINE};
+pub use tasks::TaskTree;

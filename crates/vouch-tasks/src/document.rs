@@ -95,13 +95,13 @@ impl<'de: 'a, 'a> Deserialize<'de> for Fields<'a> {
 }
 
 /// A key, borrowed when it has no escapes.
-enum Key<'a> {
+pub(crate) enum Key<'a> {
     Borrowed(&'a str),
     Owned(String),
 }
 
 impl Key<'_> {
-    fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         match self {
             Key::Borrowed(s) => s,
             Key::Owned(s) => s,
@@ -128,26 +128,27 @@ impl<'de> Deserialize<'de> for Key<'de> {
     }
 }
 
-/// Where a task sits in the document.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Place {
-    /// `$[i]`, or `$.tasks[i]`, or the i-th record of JSONL.
-    Index(usize),
-    /// A JSON path built while walking a tree.
-    Path(String),
-}
-
-/// One task of a document, unparsed.
-#[derive(Debug, Clone)]
+/// One task of a document, unparsed: its fields are read when it is validated.
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct RawTask<'a> {
     /// The task's whole text.
     pub(crate) raw: &'a RawValue,
-    /// Its fields; `None` when the task is not a JSON object.
-    pub(crate) fields: Option<Fields<'a>>,
-    /// Where it is.
-    pub(crate) place: Place,
-    /// In a tree, the task of the enclosing node: the task's `parent_id` must be its id.
-    pub(crate) enclosing: Option<usize>,
+}
+
+impl<'a> RawTask<'a> {
+    /// Returns the task's fields; `None` when it is not a JSON object.
+    pub(crate) fn fields(&self) -> Option<Fields<'a>> {
+        object(self.raw)
+    }
+}
+
+/// Where the tasks of a tree document sit (array documents need no more than the index).
+#[derive(Debug, Default)]
+struct Tree {
+    /// Each task's JSON path.
+    paths: Vec<String>,
+    /// Each task's enclosing node's task: its `parent_id` must be that task's id.
+    enclosing: Vec<Option<usize>>,
 }
 
 /// How the document was written.
@@ -204,8 +205,11 @@ impl SyntaxError {
 /// Returns the 1-based line and column (in characters) of byte `offset` of `text`.
 pub(crate) fn line_column(text: &str, offset: usize) -> (usize, usize) {
     let before = &text.as_bytes()[..offset.min(text.len())];
-    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-    let start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let line = memchr::memchr_iter(b'\n', before).count() + 1;
+    let start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
     let column = String::from_utf8_lossy(&before[start..]).chars().count() + 1;
     (line, column)
 }
@@ -216,6 +220,8 @@ pub struct Document<'a> {
     pub(crate) text: &'a str,
     pub(crate) form: Form,
     pub(crate) tasks: Vec<RawTask<'a>>,
+    /// For documents with tree nodes: where each task sits.
+    tree: Tree,
     /// Problems of the document's shape (a node without `task`, children that are not a list).
     pub(crate) issues: Vec<Issue>,
 }
@@ -224,19 +230,41 @@ impl<'a> Document<'a> {
     /// Reads `text`. Anything that is not JSON, or JSON that is not a task document, is a
     /// [`SyntaxError`] with its line and column; everything else is left to validation.
     pub fn parse(text: &'a str) -> Result<Document<'a>, SyntaxError> {
+        Document::parse_with(text, &mut |_, _| {})
+    }
+
+    /// Reads `text` as [`Document::parse`] does; for an array of tasks, hands `sink` each
+    /// batch of tasks (its first index, its tasks) as soon as it is read, so that checking the
+    /// tasks overlaps reading the rest.
+    pub(crate) fn parse_with(
+        text: &'a str,
+        sink: &mut dyn FnMut(usize, Vec<RawTask<'a>>),
+    ) -> Result<Document<'a>, SyntaxError> {
         let start = text.len() - text.trim_start().len();
         let mut doc = Document {
             text,
             form: Form::Array,
             tasks: Vec::new(),
+            tree: Tree::default(),
             issues: Vec::new(),
         };
         match text.as_bytes().get(start) {
             None => return Err(SyntaxError::at(text, 0, "the document is empty")),
             Some(b'[') => {
-                let items: Vec<&RawValue> =
-                    serde_json::from_str(text).map_err(|e| SyntaxError::from_json(&e))?;
-                doc.items(&items, "$");
+                let mut de = serde_json::Deserializer::from_str(text);
+                let mut stream = Stream {
+                    tasks: &mut doc.tasks,
+                    sink,
+                    nodes: false,
+                };
+                de::Deserializer::deserialize_seq(&mut de, &mut stream)
+                    .and_then(|()| de.end())
+                    .map_err(|e| SyntaxError::from_json(&e))?;
+                if stream.nodes {
+                    // An array of tree nodes: nothing was handed out; expand them.
+                    let items: Vec<&RawValue> = doc.tasks.drain(..).map(|t| t.raw).collect();
+                    doc.items(&items, "$");
+                }
             }
             Some(b'{') => {
                 let mut records = Vec::new();
@@ -247,9 +275,13 @@ impl<'a> Document<'a> {
                     let fields = object(one).unwrap_or_default();
                     match fields.tasks {
                         Some(list) if fields.id.is_none() && fields.task.is_none() => {
-                            let items: Vec<&RawValue> = serde_json::from_str(list.get())
-                                .map_err(|_| {
-                                    SyntaxError::at(text, offset(text, list), "`tasks` must be a list of tasks")
+                            let items: Vec<&RawValue> =
+                                serde_json::from_str(list.get()).map_err(|_| {
+                                    SyntaxError::at(
+                                        text,
+                                        offset(text, list),
+                                        "`tasks` must be a list of tasks",
+                                    )
                                 })?;
                             doc.form = Form::Wrapped;
                             doc.items(&items, "$.tasks");
@@ -296,34 +328,48 @@ impl<'a> Document<'a> {
         Some(line_column(self.text, offset(self.text, task.raw)))
     }
 
+    /// Returns the task of the tree node enclosing task `index`'s node, in a tree document.
+    pub(crate) fn enclosing(&self, index: usize) -> Option<usize> {
+        self.tree.enclosing.get(index).copied().flatten()
+    }
+
     /// Returns the JSON path of task `index`.
     pub fn path(&self, index: usize) -> String {
-        match self.tasks.get(index).map(|t| &t.place) {
-            Some(Place::Index(i)) => match self.form {
-                Form::Wrapped => format!("$.tasks[{i}]"),
-                _ => format!("$[{i}]"),
-            },
-            Some(Place::Path(p)) => p.clone(),
-            None => "$".to_owned(),
+        if let Some(path) = self.tree.paths.get(index) {
+            return path.clone();
+        }
+        match self.form {
+            Form::Wrapped => format!("$.tasks[{index}]"),
+            _ => format!("$[{index}]"),
         }
     }
 
-    /// Adds the elements of a list: tasks, or tree nodes.
+    /// Adds the elements of a list: tasks, or — when the first element is one — tree nodes.
     fn items(&mut self, items: &[&'a RawValue], base: &str) {
-        self.tasks.reserve(items.len());
-        for (i, item) in items.iter().enumerate() {
-            let fields = object(item);
-            if fields.is_some_and(|f| f.task.is_some() && f.id.is_none()) {
+        let nodes = items
+            .first()
+            .and_then(|first| object(first))
+            .is_some_and(|f| f.task.is_some() && f.id.is_none());
+        if nodes {
+            for (i, item) in items.iter().enumerate() {
                 self.item(item, format!("{base}[{i}]"), None);
-            } else {
-                self.tasks.push(RawTask {
-                    raw: item,
-                    fields,
-                    place: Place::Index(i),
-                    enclosing: None,
-                });
             }
+            return;
         }
+        self.tasks.extend(items.iter().map(|&raw| RawTask { raw }));
+    }
+
+    /// Adds a task of a tree document, with its path.
+    fn push_placed(&mut self, raw: &'a RawValue, path: String, enclosing: Option<usize>) {
+        // Tasks read before the first node (none, today) get their index paths.
+        while self.tree.paths.len() < self.tasks.len() {
+            let i = self.tree.paths.len();
+            self.tree.paths.push(format!("$[{i}]"));
+            self.tree.enclosing.push(None);
+        }
+        self.tasks.push(RawTask { raw });
+        self.tree.paths.push(path);
+        self.tree.enclosing.push(enclosing);
     }
 
     /// Adds a tree node and everything below it (or a lone task), without recursion.
@@ -331,26 +377,17 @@ impl<'a> Document<'a> {
         let mut stack = vec![(root, path, enclosing)];
         while let Some((node, path, enclosing)) = stack.pop() {
             let Some(fields) = object(node) else {
-                self.issues.push(shape(&path, "a tree node must be an object"));
+                self.issues
+                    .push(shape(&path, "a tree node must be an object"));
                 continue;
             };
             let Some(task) = fields.task.filter(|_| fields.id.is_none()) else {
                 // A lone task where a node could be.
-                self.tasks.push(RawTask {
-                    raw: node,
-                    fields: Some(fields),
-                    place: Place::Path(path),
-                    enclosing,
-                });
+                self.push_placed(node, path, enclosing);
                 continue;
             };
             let index = self.tasks.len();
-            self.tasks.push(RawTask {
-                raw: task,
-                fields: object(task),
-                place: Place::Path(format!("{path}.task")),
-                enclosing,
-            });
+            self.push_placed(task, format!("{path}.task"), enclosing);
             let Some(children) = fields.children.filter(|c| c.get() != "null") else {
                 continue;
             };
@@ -370,9 +407,54 @@ impl<'a> Document<'a> {
     }
 }
 
+/// How many tasks a batch holds.
+const BATCH: usize = 4_096;
+
+/// Reads a top-level array, keeping its elements and handing out batches of plain tasks.
+struct Stream<'s, 'a> {
+    tasks: &'s mut Vec<RawTask<'a>>,
+    sink: &'s mut dyn FnMut(usize, Vec<RawTask<'a>>),
+    /// True when the first element is a tree node: then nothing is handed out.
+    nodes: bool,
+}
+
+impl<'de: 'a, 'a> Visitor<'de> for &mut Stream<'_, 'a> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a list of tasks")
+    }
+
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let mut batch: Vec<RawTask<'a>> = Vec::with_capacity(BATCH);
+        let mut batch_start = 0;
+        while let Some(raw) = seq.next_element::<&'de RawValue>()? {
+            if self.tasks.is_empty() {
+                self.nodes = object(raw).is_some_and(|f| f.task.is_some() && f.id.is_none());
+            }
+            self.tasks.push(RawTask { raw });
+            if self.nodes {
+                continue;
+            }
+            batch.push(RawTask { raw });
+            if batch.len() == BATCH {
+                (self.sink)(
+                    batch_start,
+                    std::mem::replace(&mut batch, Vec::with_capacity(BATCH)),
+                );
+                batch_start = self.tasks.len();
+            }
+        }
+        if !batch.is_empty() {
+            (self.sink)(batch_start, batch);
+        }
+        Ok(())
+    }
+}
+
 fn shape(path: &str, reason: &str) -> Issue {
     let mut issue = Issue::error(code::VALIDATION, None, "", reason);
-    issue.path = path.to_owned();
+    path.clone_into(&mut issue.path);
     issue
 }
 
@@ -395,14 +477,21 @@ mod tests {
 
     #[test]
     fn every_form_is_read_with_its_paths() {
-        let doc = Document::parse(r#"[{"id": "a"}, 5, {"task": {"id": "b"}, "children": [{"task": {"id": "c"}}]}]"#).unwrap();
+        let doc = Document::parse(r#"[{"id": "a"}, 5, {"task": {"id": "b"}}]"#).unwrap();
         assert_eq!(doc.form(), Form::Array);
-        assert_eq!(doc.len(), 4);
+        assert_eq!(doc.len(), 3);
         assert_eq!(doc.path(1), "$[1]");
-        assert!(doc.tasks[1].fields.is_none());
-        assert_eq!(doc.path(2), "$[2].task");
-        assert_eq!(doc.path(3), "$[2].children[0].task");
-        assert_eq!(doc.tasks[3].enclosing, Some(2));
+        assert!(doc.tasks[1].fields().is_none());
+        // The first element decides: these are tasks, the third one without an id.
+        assert_eq!(doc.path(2), "$[2]");
+
+        let doc = Document::parse(r#"[{"task": {"id": "b"}, "children": [{"task": {"id": "c"}}]}, {"task": {"id": "d"}}]"#).unwrap();
+        assert_eq!(doc.len(), 3);
+        assert_eq!(doc.path(0), "$[0].task");
+        assert_eq!(doc.path(1), "$[0].children[0].task");
+        assert_eq!(doc.enclosing(1), Some(0));
+        assert_eq!(doc.enclosing(0), None);
+        assert_eq!(doc.path(2), "$[1].task");
 
         let doc = Document::parse("{\"id\": \"a\"}\n{\"id\": \"b\"}\n").unwrap();
         assert_eq!(doc.form(), Form::Jsonl);

@@ -80,7 +80,12 @@ pub struct Issue {
 
 impl Issue {
     /// Returns an error with `code` on `field` of the task at `task`.
-    pub(crate) fn error(code: i32, task: Option<usize>, field: impl Into<String>, reason: impl Into<String>) -> Issue {
+    pub(crate) fn error(
+        code: i32,
+        task: Option<usize>,
+        field: impl Into<String>,
+        reason: impl Into<String>,
+    ) -> Issue {
         Issue {
             field: field.into(),
             reason: reason.into(),
@@ -95,7 +100,12 @@ impl Issue {
     }
 
     /// Returns a warning with `code` on `field` of the task at `task`.
-    pub(crate) fn warning(code: i32, task: Option<usize>, field: impl Into<String>, reason: impl Into<String>) -> Issue {
+    pub(crate) fn warning(
+        code: i32,
+        task: Option<usize>,
+        field: impl Into<String>,
+        reason: impl Into<String>,
+    ) -> Issue {
         Issue {
             severity: Severity::Warning,
             ..Issue::error(code, task, field, reason)

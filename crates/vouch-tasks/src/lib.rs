@@ -38,7 +38,7 @@ pub use uuid::is_uuid_v4;
 
 /// Parses and validates a document.
 pub fn validate_str(text: &str) -> Result<ValidationReport, SyntaxError> {
-    Document::parse(text).map(|doc| validate(&doc))
+    rules::validate_text(text)
 }
 
 /// Returns the JSON Schema (draft-07) of a task: the shape of each task on its own.

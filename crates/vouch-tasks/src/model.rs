@@ -173,7 +173,10 @@ pub struct Schemas {
 
 /// A task of the protocol. Timestamps keep their text.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[allow(missing_docs, reason = "the fields are the protocol's, documented in docs/tasks.md")]
+#[allow(
+    missing_docs,
+    reason = "the fields are the protocol's, documented in docs/tasks.md"
+)]
 pub struct Task {
     pub id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -256,7 +259,13 @@ mod tests {
         let text = r#"{"id":"3f2b8c1e-9d4a-4f6b-8a2c-1e5d7f9b0a3c","name":"a","status":"pending","dependencies":["x",{"id":"y","required":false}],"custom":{"k":[1,2]},"schemas":{"method":"m","timeout":5}}"#;
         let task: Task = serde_json::from_str(text).unwrap();
         assert_eq!(task.priority, 2);
-        assert_eq!(task.dependencies[0], Dependency { id: "x".into(), required: true });
+        assert_eq!(
+            task.dependencies[0],
+            Dependency {
+                id: "x".into(),
+                required: true
+            }
+        );
         assert!(!task.dependencies[1].required);
         let back = serde_json::to_value(&task).unwrap();
         assert_eq!(back["custom"], serde_json::json!({"k": [1, 2]}));

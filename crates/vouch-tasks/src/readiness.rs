@@ -105,7 +105,9 @@ pub fn ready_order(tasks: &[Task]) -> Readiness {
                 }
                 Status::InProgress => {}
                 Status::Failed | Status::Cancelled | Status::Completed => {
-                    blocked[i].get_or_insert_with(|| format!("required dependency {} is {status}", tasks[t].id));
+                    blocked[i].get_or_insert_with(|| {
+                        format!("required dependency {} is {status}", tasks[t].id)
+                    });
                 }
             }
         }
@@ -142,7 +144,9 @@ pub fn ready_order(tasks: &[Task]) -> Readiness {
             blocked[i] = Some("it is in a dependency cycle, or waits on one".to_owned());
         }
     }
-    let mut ready: Vec<usize> = (0..n).filter(|&i| pending(i) && now[i] && blocked[i].is_none()).collect();
+    let mut ready: Vec<usize> = (0..n)
+        .filter(|&i| pending(i) && now[i] && blocked[i].is_none())
+        .collect();
     ready.sort_by_key(|&i| (tasks[i].priority, i));
     Readiness {
         ready: ready.into_iter().map(entry).collect(),
@@ -164,51 +168,81 @@ mod tests {
 
     use super::*;
 
-    fn task(id: &str, status: &str, priority: u8, deps: serde_json::Value) -> Task {
+    fn task(id: &str, status: &str, priority: u8, deps: &serde_json::Value) -> Task {
         serde_json::from_value(json!({"id": id, "name": id, "status": status, "priority": priority, "dependencies": deps})).unwrap()
     }
 
     #[test]
     fn the_protocols_satisfaction_rules() {
         let tasks = vec![
-            task("a", "completed", 2, json!([])),
-            task("f", "failed", 2, json!([])),
-            task("r", "in_progress", 2, json!([])),
+            task("a", "completed", 2, &json!([])),
+            task("f", "failed", 2, &json!([])),
+            task("r", "in_progress", 2, &json!([])),
         ];
-        let t = |deps| task("t", "pending", 2, deps);
+        let t = |deps| task("t", "pending", 2, &deps);
         assert!(satisfied(&t(json!(["a"])), &tasks));
         assert!(!satisfied(&t(json!(["f"])), &tasks));
-        assert!(satisfied(&t(json!([{"id": "f", "required": false}])), &tasks));
-        assert!(!satisfied(&t(json!([{"id": "r", "required": false}])), &tasks));
+        assert!(satisfied(
+            &t(json!([{"id": "f", "required": false}])),
+            &tasks
+        ));
+        assert!(!satisfied(
+            &t(json!([{"id": "r", "required": false}])),
+            &tasks
+        ));
         assert!(!satisfied(&t(json!(["missing"])), &tasks));
     }
 
     #[test]
     fn ready_now_the_order_and_the_blocked() {
         let tasks = vec![
-            task("done", "completed", 2, json!([])),
-            task("failed", "failed", 2, json!([])),
-            task("low", "pending", 3, json!(["done"])),
-            task("high", "pending", 0, json!([])),
-            task("after-high", "pending", 0, json!(["high"])),
-            task("needs-failed", "pending", 1, json!(["failed"])),
-            task("below-blocked", "pending", 1, json!(["needs-failed"])),
-            task("optional-failed", "pending", 2, json!([{"id": "failed", "required": false}])),
-            task("c1", "pending", 1, json!(["c2"])),
-            task("c2", "pending", 1, json!(["c1"])),
+            task("done", "completed", 2, &json!([])),
+            task("failed", "failed", 2, &json!([])),
+            task("low", "pending", 3, &json!(["done"])),
+            task("high", "pending", 0, &json!([])),
+            task("after-high", "pending", 0, &json!(["high"])),
+            task("needs-failed", "pending", 1, &json!(["failed"])),
+            task("below-blocked", "pending", 1, &json!(["needs-failed"])),
+            task(
+                "optional-failed",
+                "pending",
+                2,
+                &json!([{"id": "failed", "required": false}]),
+            ),
+            task("c1", "pending", 1, &json!(["c2"])),
+            task("c2", "pending", 1, &json!(["c1"])),
         ];
         let r = ready_order(&tasks);
         let ids = |v: &[Entry]| v.iter().map(|e| e.id.clone()).collect::<Vec<_>>();
         assert_eq!(ids(&r.ready), ["high", "optional-failed", "low"]);
-        assert_eq!(ids(&r.order), ["high", "after-high", "optional-failed", "low"]);
-        let blocked: Vec<(String, String)> = r.blocked.iter().map(|b| (b.task.id.clone(), b.reason.clone())).collect();
+        assert_eq!(
+            ids(&r.order),
+            ["high", "after-high", "optional-failed", "low"]
+        );
+        let blocked: Vec<(String, String)> = r
+            .blocked
+            .iter()
+            .map(|b| (b.task.id.clone(), b.reason.clone()))
+            .collect();
         assert_eq!(
             blocked,
             [
-                ("needs-failed".to_owned(), "required dependency failed is failed".to_owned()),
-                ("below-blocked".to_owned(), "dependency needs-failed can never run".to_owned()),
-                ("c1".to_owned(), "it is in a dependency cycle, or waits on one".to_owned()),
-                ("c2".to_owned(), "it is in a dependency cycle, or waits on one".to_owned()),
+                (
+                    "needs-failed".to_owned(),
+                    "required dependency failed is failed".to_owned()
+                ),
+                (
+                    "below-blocked".to_owned(),
+                    "dependency needs-failed can never run".to_owned()
+                ),
+                (
+                    "c1".to_owned(),
+                    "it is in a dependency cycle, or waits on one".to_owned()
+                ),
+                (
+                    "c2".to_owned(),
+                    "it is in a dependency cycle, or waits on one".to_owned()
+                ),
             ]
         );
     }

@@ -33,18 +33,38 @@ type Parsed<T> = Result<T, Invalid>;
 
 /// Parses `text` as T7 says.
 pub fn parse(text: &str) -> Parsed<Timestamp> {
-    let replaced;
-    let text = if text.contains('Z') {
-        replaced = text.replace('Z', "+00:00");
-        replaced.as_str()
+    // The characters, each `Z` as `+00:00`: on the stack unless the text is long.
+    const UTC: [char; 6] = ['+', '0', '0', ':', '0', '0'];
+    let mut stack = ['\0'; 64];
+    let mut len = 0;
+    let mut heap: Vec<char> = Vec::new();
+    for c in text.chars() {
+        let expanded: &[char] = if c == 'Z' {
+            &UTC
+        } else {
+            std::slice::from_ref(&c)
+        };
+        for &e in expanded {
+            if heap.is_empty() && len < stack.len() {
+                stack[len] = e;
+                len += 1;
+            } else {
+                if heap.is_empty() {
+                    heap.extend_from_slice(&stack[..len]);
+                }
+                heap.push(e);
+            }
+        }
+    }
+    let chars: &[char] = if heap.is_empty() {
+        &stack[..len]
     } else {
-        text
+        &heap
     };
-    let chars: Vec<char> = text.chars().collect();
     if chars.len() < 7 {
         return Err(Invalid("too short for an ISO 8601 date"));
     }
-    let sep = separator(&chars)?;
+    let sep = separator(chars)?;
     let (year, month, day) = date(&chars[..sep.min(chars.len())])?;
     let time = chars.get(sep + 1..).unwrap_or(&[]);
     let (h, m, s, us, offset) = if time.is_empty() {
@@ -118,7 +138,8 @@ fn digits(c: &[char]) -> Parsed<i64> {
 }
 
 fn slice(c: &[char], from: usize, len: usize) -> Parsed<&[char]> {
-    c.get(from..from + len).ok_or(Invalid("date or time cut short"))
+    c.get(from..from + len)
+        .ok_or(Invalid("date or time cut short"))
 }
 
 /// Parses the date part: 7, 8 or 10 characters.
@@ -163,7 +184,7 @@ fn week_date(year: i64, week: i64, weekday: i64) -> Parsed<(i64, i64, i64)> {
     // (d + 3).rem_euclid(7) + 1.
     let jan1_weekday = (jan1 + 3).rem_euclid(7) + 1;
     let long_year = jan1_weekday == 4 || (jan1_weekday == 3 && is_leap(year));
-    if week < 1 || week > 53 || (week == 53 && !long_year) {
+    if !(1..=53).contains(&week) || (week == 53 && !long_year) {
         return Err(Invalid("week out of range"));
     }
     if !(1..=7).contains(&weekday) {
@@ -172,7 +193,9 @@ fn week_date(year: i64, week: i64, weekday: i64) -> Parsed<(i64, i64, i64)> {
     // The Monday of week 1 is the Monday of the week holding January 4th.
     let jan4 = jan1 + 3;
     let week1_monday = jan4 - ((jan4 + 3).rem_euclid(7));
-    Ok(civil_from_days(week1_monday + (week - 1) * 7 + (weekday - 1)))
+    Ok(civil_from_days(
+        week1_monday + (week - 1) * 7 + (weekday - 1),
+    ))
 }
 
 /// Parses `HH[:MM[:SS[.f…]]]` (or without colons) and the optional fraction.
@@ -180,11 +203,11 @@ fn hh_mm_ss_ff(t: &[char]) -> Parsed<[i64; 4]> {
     let mut comps = [0i64; 4];
     let mut pos = 0;
     let mut has_sep = false;
-    for comp in 0..3 {
+    for (comp, value) in comps.iter_mut().take(3).enumerate() {
         if t.len().saturating_sub(pos) < 2 {
             return Err(Invalid("incomplete time component"));
         }
-        comps[comp] = digits(&t[pos..pos + 2])?;
+        *value = digits(&t[pos..pos + 2])?;
         pos += 2;
         let next = t.get(pos).copied();
         if comp == 0 {
@@ -230,7 +253,7 @@ fn time_of_day(t: &[char]) -> Parsed<(i64, i64, i64, i64, Option<i64>)> {
         Some(i) => &t[..i],
         None => t,
     };
-    let [h, m, s, us] = hh_mm_ss_ff(clock)?;
+    let [hour, minute, second, micros] = hh_mm_ss_ff(clock)?;
     let offset = match tz {
         None => None,
         Some(i) => {
@@ -243,7 +266,7 @@ fn time_of_day(t: &[char]) -> Parsed<(i64, i64, i64, i64, Option<i64>)> {
             Some(if t[i] == '-' { -magnitude } else { magnitude })
         }
     };
-    Ok((h, m, s, us, offset))
+    Ok((hour, minute, second, micros, offset))
 }
 
 fn is_leap(year: i64) -> bool {
@@ -305,7 +328,10 @@ mod tests {
         assert!(!ok("2024-01-15T09:30:00").has_offset);
         assert_eq!(ok("2024-01-15").micros, 1_705_276_800_000_000);
         assert_eq!(ok("2024-01-15T09:30:00.5Z").micros, utc.micros + 500_000);
-        assert_eq!(ok("2024-01-15T09:30:00,123456789Z").micros, utc.micros + 123_456);
+        assert_eq!(
+            ok("2024-01-15T09:30:00,123456789Z").micros,
+            utc.micros + 123_456
+        );
         // Any single character separates date and time; a trailing one leaves a date.
         assert_eq!(utc.micros, ok("2024-01-15x09:30Z").micros);
         ok("2024-01-15T");

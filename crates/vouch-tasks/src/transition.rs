@@ -15,7 +15,7 @@ pub fn next_statuses(from: Status) -> &'static [Status] {
 }
 
 /// Checks the transition `from` → `to`; the error carries the protocol's code (-32006).
-pub fn check_transition(from: Status, to: Status) -> Result<(), Issue> {
+pub fn check_transition(from: Status, to: Status) -> Result<(), Box<Issue>> {
     let allowed = next_statuses(from);
     if allowed.contains(&to) {
         return Ok(());
@@ -23,7 +23,11 @@ pub fn check_transition(from: Status, to: Status) -> Result<(), Issue> {
     let expected = if allowed.is_empty() {
         format!("nothing: {from} is terminal")
     } else {
-        allowed.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("|")
+        allowed
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join("|")
     };
     let mut issue = Issue::error(
         code::INVALID_TRANSITION,
@@ -33,8 +37,8 @@ pub fn check_transition(from: Status, to: Status) -> Result<(), Issue> {
     )
     .expected(expected)
     .actual(to.as_str());
-    issue.path = "$.status".to_owned();
-    Err(issue)
+    "$.status".clone_into(&mut issue.path);
+    Err(Box::new(issue))
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! executor share theirs.
 
 use std::collections::HashMap;
+use std::fmt::Write as _;
 
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -25,15 +26,29 @@ impl std::fmt::Debug for SchemaCache<'_> {
 
 impl<'a> SchemaCache<'a> {
     /// Checks task `index`'s `inputs` (`{}` when absent) against `schema`.
-    pub(crate) fn check(&mut self, index: usize, schema: &'a RawValue, inputs: Option<&RawValue>, out: &mut Vec<Issue>) {
-        let compiled = self.compiled.entry(schema.get()).or_insert_with(|| compile(schema));
+    pub(crate) fn check(
+        &mut self,
+        index: usize,
+        schema: &'a RawValue,
+        inputs: Option<&RawValue>,
+        out: &mut Vec<Issue>,
+    ) {
+        let compiled = self
+            .compiled
+            .entry(schema.get())
+            .or_insert_with(|| compile(schema));
         let validator = match compiled {
             Ok(v) => v,
             Err(why) => {
                 out.push(
-                    Issue::error(code::VALIDATION, Some(index), "schemas.input_schema", format!("is not a valid JSON Schema (draft-07): {why}"))
-                        .expected("a JSON Schema, draft-07")
-                        .actual(json(schema)),
+                    Issue::error(
+                        code::VALIDATION,
+                        Some(index),
+                        "schemas.input_schema",
+                        format!("is not a valid JSON Schema (draft-07): {why}"),
+                    )
+                    .expected("a JSON Schema, draft-07")
+                    .actual(json(schema)),
                 );
                 return;
             }
@@ -43,9 +58,14 @@ impl<'a> SchemaCache<'a> {
             let pointer = error.instance_path().as_str();
             let field = format!("inputs{}", json_path(pointer));
             out.push(
-                Issue::error(code::VALIDATION, Some(index), field, format!("Input validation failed: {error}"))
-                    .expected(format!("input_schema at #{}", error.schema_path().as_str()))
-                    .actual(error.instance().clone().into_owned()),
+                Issue::error(
+                    code::VALIDATION,
+                    Some(index),
+                    field,
+                    format!("Input validation failed: {error}"),
+                )
+                .expected(format!("input_schema at #{}", error.schema_path().as_str()))
+                .actual(error.instance().clone().into_owned()),
             );
         }
     }
@@ -69,12 +89,13 @@ pub(crate) fn json_path(pointer: &str) -> String {
     for segment in pointer.split('/').skip(1) {
         let key = segment.replace("~1", "/").replace("~0", "~");
         if !key.is_empty() && key.bytes().all(|b| b.is_ascii_digit()) {
-            out.push_str(&format!("[{key}]"));
+            let _ = write!(out, "[{key}]");
         } else if !key.is_empty() && key.chars().all(|c| c.is_alphanumeric() || c == '_') {
             out.push('.');
             out.push_str(&key);
         } else {
-            out.push_str(&format!("['{}']", key.replace('\\', "\\\\").replace('\'', "\\'")));
+            let escaped = key.replace('\\', "\\\\").replace('\'', "\\'");
+            let _ = write!(out, "['{escaped}']");
         }
     }
     out

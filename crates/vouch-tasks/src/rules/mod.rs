@@ -7,45 +7,134 @@ mod ids;
 mod inputs;
 mod schedule;
 
-use std::ops::Range;
-
-use crate::document::Document;
+use crate::document::{Document, RawTask};
 use crate::issue::{Issue, Severity, ValidationReport};
 
-use fields::Info;
+use fields::{Dep, Info};
 
 /// Documents smaller than this are checked on one thread.
 const PARALLEL_FROM: usize = 8_192;
 
 /// Validates a parsed document.
 pub fn validate(doc: &Document<'_>) -> ValidationReport {
-    let (infos, mut issues) = check_tasks(doc);
+    finish(doc, check_tasks(doc))
+}
+
+/// Runs the rules across tasks on what the rules of each task found, and reports.
+fn finish(doc: &Document<'_>, checked: Checked<'_>) -> ValidationReport {
+    let mut issues = checked.issues;
     issues.extend(doc.issues.iter().cloned());
-    graph::check(doc, &infos, &mut issues);
+    graph::check(doc, &checked.infos, &checked.deps, &mut issues);
     report(doc, issues)
 }
 
-/// Runs the rules of each task, split over the machine's cores.
-fn check_tasks<'a>(doc: &Document<'a>) -> (Vec<Info<'a>>, Vec<Issue>) {
-    let n = doc.tasks.len();
-    let run = |range: Range<usize>| {
-        let mut cache = inputs::SchemaCache::default();
-        let mut out = Vec::new();
-        let infos: Vec<Info<'a>> = range
-            .map(|i| fields::check(i, &doc.tasks[i], &mut cache, &mut out))
-            .collect();
-        (infos, out)
+/// Parses and validates `text`, checking each batch of tasks on another core while the rest
+/// is still being read (for an array of tasks; other forms are read first, then checked).
+pub(crate) fn validate_text(text: &str) -> Result<ValidationReport, crate::SyntaxError> {
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get().min(8));
+    if threads < 2 || text.len() < 1 << 20 {
+        return Document::parse(text).map(|doc| validate(&doc));
+    }
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, Vec<RawTask<'_>>)>();
+    let rx = std::sync::Mutex::new(rx);
+    let (doc, parts) = std::thread::scope(|s| {
+        let work = || {
+            let mut cache = inputs::SchemaCache::default();
+            let mut parts = Vec::new();
+            loop {
+                let job = rx
+                    .lock()
+                    .map_or(Err(std::sync::mpsc::RecvError), |r| r.recv());
+                let Ok((start, batch)) = job else { break };
+                parts.push((start, check_range(start, &batch, &mut cache)));
+            }
+            parts
+        };
+        let helpers: Vec<_> = (1..threads).map(|_| s.spawn(work)).collect();
+        let doc = Document::parse_with(text, &mut |start, batch| {
+            // A helper that has stopped leaves the batch to this thread, below.
+            let _ = tx.send((start, batch));
+        });
+        drop(tx);
+        let mut parts = work();
+        for h in helpers {
+            parts.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+        }
+        (doc, parts)
+    });
+    let doc = doc?;
+    let checked = if parts.is_empty() && !doc.tasks.is_empty() {
+        check_tasks(&doc)
+    } else {
+        let mut parts = parts;
+        parts.sort_by_key(|(start, _)| *start);
+        merge(parts.into_iter().map(|(_, p)| p).collect(), doc.tasks.len())
     };
+    Ok(finish(&doc, checked))
+}
+
+/// Runs the rules of each task of `batch`, whose first task is task `start`.
+fn check_range<'a>(
+    start: usize,
+    batch: &[RawTask<'a>],
+    cache: &mut inputs::SchemaCache<'a>,
+) -> Checked<'a> {
+    let mut part = Checked {
+        infos: Vec::with_capacity(batch.len()),
+        deps: Vec::with_capacity(batch.len() * 2),
+        issues: Vec::new(),
+    };
+    for (k, task) in batch.iter().enumerate() {
+        let info = fields::check(start + k, task, cache, &mut part.deps, &mut part.issues);
+        part.infos.push(info);
+    }
+    part
+}
+
+/// Joins the parts of a document, in order: each part's dependency ranges move past the
+/// parts before it.
+fn merge(parts: Vec<Checked<'_>>, n: usize) -> Checked<'_> {
+    let mut all = Checked {
+        infos: Vec::with_capacity(n),
+        deps: Vec::with_capacity(parts.iter().map(|p| p.deps.len()).sum()),
+        issues: Vec::new(),
+    };
+    for part in parts {
+        let offset = u32::try_from(all.deps.len()).unwrap_or(u32::MAX);
+        all.infos.extend(part.infos.into_iter().map(|mut info| {
+            info.deps = info.deps.start + offset..info.deps.end + offset;
+            info
+        }));
+        all.deps.extend(part.deps);
+        all.issues.extend(part.issues);
+    }
+    all
+}
+
+/// What the rules of each task found: what the rules across tasks need, and the issues.
+#[derive(Default)]
+struct Checked<'a> {
+    infos: Vec<Info<'a>>,
+    /// Every task's dependencies, in task order; each `Info` holds its range.
+    deps: Vec<Dep<'a>>,
+    issues: Vec<Issue>,
+}
+
+/// Runs the rules of each task, split over the machine's cores.
+fn check_tasks<'a>(doc: &Document<'a>) -> Checked<'a> {
+    let n = doc.tasks.len();
     let threads = std::thread::available_parallelism().map_or(1, |t| t.get().min(8));
     if n < PARALLEL_FROM || threads < 2 {
-        return run(0..n);
+        return check_range(0, &doc.tasks, &mut inputs::SchemaCache::default());
     }
     let chunk = n.div_ceil(threads);
-    let parts: Vec<(Vec<Info<'a>>, Vec<Issue>)> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                let range = (t * chunk).min(n)..((t + 1) * chunk).min(n);
-                s.spawn(move || run(range))
+    let parts: Vec<Checked<'a>> = std::thread::scope(|s| {
+        let handles: Vec<_> = doc
+            .tasks
+            .chunks(chunk)
+            .enumerate()
+            .map(|(t, tasks)| {
+                s.spawn(move || check_range(t * chunk, tasks, &mut inputs::SchemaCache::default()))
             })
             .collect();
         handles
@@ -53,13 +142,7 @@ fn check_tasks<'a>(doc: &Document<'a>) -> (Vec<Info<'a>>, Vec<Issue>) {
             .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
             .collect()
     });
-    let mut infos = Vec::with_capacity(n);
-    let mut issues = Vec::new();
-    for (i, o) in parts {
-        infos.extend(i);
-        issues.extend(o);
-    }
-    (infos, issues)
+    merge(parts, n)
 }
 
 /// Gives every issue its path, puts them in document order, and splits errors from warnings.
@@ -76,7 +159,9 @@ fn report(doc: &Document<'_>, mut issues: Vec<Issue>) -> ValidationReport {
     }
     // Document-wide problems first, then task by task; within a task, in the order found.
     issues.sort_by_key(|i| i.task.map_or(0, |t| t + 1));
-    let (errors, warnings) = issues.into_iter().partition(|i| i.severity == Severity::Error);
+    let (errors, warnings) = issues
+        .into_iter()
+        .partition(|i| i.severity == Severity::Error);
     ValidationReport {
         tasks: doc.tasks.len(),
         errors,

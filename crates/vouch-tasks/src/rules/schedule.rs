@@ -27,16 +27,26 @@ pub(crate) fn check(kind: ScheduleType, expr: &str) -> Result<(), (&'static str,
                 "not a positive whole number".to_owned(),
             )),
         },
-        ScheduleType::Cron => cron(e).map_err(|why| ("a cron expression (minute hour day-of-month month day-of-week)", why)),
+        ScheduleType::Cron => cron(e).map_err(|why| {
+            (
+                "a cron expression (minute hour day-of-month month day-of-week)",
+                why,
+            )
+        }),
         ScheduleType::Daily => clock(e).map_err(|why| ("HH:MM", why)),
-        ScheduleType::Weekly => days_then_clock(e, 1, 7).map_err(|why| ("days 1-7 then HH:MM, as \"1,3,5 09:00\"", why)),
-        ScheduleType::Monthly => days_then_clock(e, 1, 31).map_err(|why| ("days 1-31 then HH:MM, as \"1,15 09:00\"", why)),
+        ScheduleType::Weekly => {
+            days_then_clock(e, 1, 7).map_err(|why| ("days 1-7 then HH:MM, as \"1,3,5 09:00\"", why))
+        }
+        ScheduleType::Monthly => days_then_clock(e, 1, 31)
+            .map_err(|why| ("days 1-31 then HH:MM, as \"1,15 09:00\"", why)),
     }
 }
 
 /// `H:MM` or `HH:MM`, hours 0–23, minutes 0–59.
 fn clock(e: &str) -> Result<(), String> {
-    let (h, m) = e.split_once(':').ok_or("no `:` between hours and minutes")?;
+    let (h, m) = e
+        .split_once(':')
+        .ok_or("no `:` between hours and minutes")?;
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
     if !(digits(h) && h.len() <= 2 && digits(m) && m.len() == 2) {
         return Err(format!("`{e}` is not HH:MM"));
@@ -100,7 +110,11 @@ fn cron(e: &str) -> Result<(), String> {
             ("month", 1, 12, &MONTHS),
             ("day of week", 0, 7, &WEEKDAYS),
         ],
-        n => return Err(format!("{n} fields; a cron expression has 5 (or 6 with seconds)")),
+        n => {
+            return Err(format!(
+                "{n} fields; a cron expression has 5 (or 6 with seconds)"
+            ));
+        }
     };
     for (field, &(what, lo, hi, names)) in fields.iter().zip(ranges) {
         cron_field(field, lo, hi, names).map_err(|why| format!("{what} `{field}`: {why}"))?;
