@@ -151,6 +151,22 @@ struct Tree {
     enclosing: Vec<Option<usize>>,
 }
 
+/// What a report shows of a task.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TaskLabel {
+    /// Its JSON path.
+    pub path: String,
+    /// The 1-based line where it starts.
+    pub line: usize,
+    /// The 1-based column where it starts.
+    pub column: usize,
+    /// Its `id`, when a string.
+    pub id: Option<String>,
+    /// Its `name`, when a string.
+    pub name: Option<String>,
+}
+
 /// How the document was written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Form {
@@ -195,8 +211,8 @@ impl SyntaxError {
             .map_or(message.as_str(), |(m, _)| m)
             .to_owned();
         SyntaxError {
-            line: e.line(),
-            column: e.column(),
+            line: e.line().max(1),
+            column: e.column().max(1),
             message,
         }
     }
@@ -326,6 +342,36 @@ impl<'a> Document<'a> {
     pub fn line_column(&self, index: usize) -> Option<(usize, usize)> {
         let task = self.tasks.get(index)?;
         Some(line_column(self.text, offset(self.text, task.raw)))
+    }
+
+    /// Returns what a report shows of task `index`: its path, where it starts, and its id and
+    /// name when they are strings.
+    pub fn label(&self, index: usize) -> TaskLabel {
+        let (line, column) = self.line_column(index).unwrap_or((0, 0));
+        let fields = self
+            .tasks
+            .get(index)
+            .and_then(RawTask::fields)
+            .unwrap_or_default();
+        let string =
+            |raw: Option<&RawValue>| raw.and_then(|r| serde_json::from_str::<String>(r.get()).ok());
+        TaskLabel {
+            path: self.path(index),
+            line,
+            column,
+            id: string(fields.id),
+            name: string(fields.name),
+        }
+    }
+
+    /// Returns the tasks as typed values, for a document that validated; the first task that
+    /// does not deserialize is returned with its error.
+    pub fn typed_tasks(&self) -> Result<Vec<crate::model::Task>, (usize, serde_json::Error)> {
+        self.tasks
+            .iter()
+            .enumerate()
+            .map(|(i, t)| serde_json::from_str(t.raw.get()).map_err(|e| (i, e)))
+            .collect()
     }
 
     /// Returns the task of the tree node enclosing task `index`'s node, in a tree document.

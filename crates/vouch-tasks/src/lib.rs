@@ -27,18 +27,18 @@ mod timestamp;
 mod transition;
 mod uuid;
 
-pub use document::{Document, Form, SyntaxError};
+pub use document::{Document, Form, SyntaxError, TaskLabel};
 pub use issue::{Issue, RpcError, RpcErrorData, Severity, ValidationReport, code};
 pub use model::{Dependency, OriginType, ScheduleType, SchemaType, Schemas, Status, Task};
 pub use readiness::{Blocked, Entry, Readiness, ready_order, satisfied};
-pub use rules::validate;
+pub use rules::{validate, validate_text};
 pub use timestamp::{Invalid as InvalidTimestamp, Timestamp, parse as parse_timestamp};
 pub use transition::{check_transition, next_statuses};
 pub use uuid::is_uuid_v4;
 
 /// Parses and validates a document.
 pub fn validate_str(text: &str) -> Result<ValidationReport, SyntaxError> {
-    rules::validate_text(text)
+    rules::validate_text(text).map(|(_, report)| report)
 }
 
 /// Returns the JSON Schema (draft-07) of a task: the shape of each task on its own.

@@ -6,6 +6,7 @@ mod gate;
 mod hook;
 mod log_input;
 mod session;
+mod tasks;
 
 use clap::Subcommand;
 
@@ -27,6 +28,9 @@ pub(crate) enum Command {
     /// Run as an agent product's hook: gates on the agent's completion
     #[command(subcommand)]
     Hook(hook::HookCommand),
+    /// Validate task documents of the task protocol; transitions, readiness, the schema
+    #[command(subcommand)]
+    Tasks(tasks::TasksCommand),
 }
 
 /// Runs a command and returns its exit code.
@@ -36,5 +40,6 @@ pub(crate) fn run(command: &Command, ui: &mut Ui) -> Result<u8, CommandError> {
         Command::Gate(c) => gate::run(c, ui),
         Command::Changes(c) => changes::run(c, ui),
         Command::Hook(c) => hook::run(c, ui),
+        Command::Tasks(c) => tasks::run(c, ui),
     }
 }

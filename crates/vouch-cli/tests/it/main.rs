@@ -8,3 +8,4 @@ mod hook;
 mod route;
 mod session;
 mod support;
+mod tasks;

@@ -30,10 +30,13 @@ fn finish(doc: &Document<'_>, checked: Checked<'_>) -> ValidationReport {
 
 /// Parses and validates `text`, checking each batch of tasks on another core while the rest
 /// is still being read (for an array of tasks; other forms are read first, then checked).
-pub(crate) fn validate_text(text: &str) -> Result<ValidationReport, crate::SyntaxError> {
+/// Returns the document too, for reports that show where each task is.
+pub fn validate_text(text: &str) -> Result<(Document<'_>, ValidationReport), crate::SyntaxError> {
     let threads = std::thread::available_parallelism().map_or(1, |t| t.get().min(8));
     if threads < 2 || text.len() < 1 << 20 {
-        return Document::parse(text).map(|doc| validate(&doc));
+        let doc = Document::parse(text)?;
+        let report = validate(&doc);
+        return Ok((doc, report));
     }
     let (tx, rx) = std::sync::mpsc::channel::<(usize, Vec<RawTask<'_>>)>();
     let rx = std::sync::Mutex::new(rx);
@@ -70,7 +73,8 @@ pub(crate) fn validate_text(text: &str) -> Result<ValidationReport, crate::Synta
         parts.sort_by_key(|(start, _)| *start);
         merge(parts.into_iter().map(|(_, p)| p).collect(), doc.tasks.len())
     };
-    Ok(finish(&doc, checked))
+    let report = finish(&doc, checked);
+    Ok((doc, report))
 }
 
 /// Runs the rules of each task of `batch`, whose first task is task `start`.
