@@ -17,16 +17,16 @@ pub(crate) fn write(
     doc: &Document<'_>,
     report: &ValidationReport,
 ) -> io::Result<()> {
-    let (e, w) = (report.errors.len(), report.warnings.len());
+    let (errors, warnings) = (report.errors.len(), report.warnings.len());
     let tasks = plural(report.tasks, "task", "tasks");
     if report.is_valid() {
         let s = styles.pass;
-        let warnings = if w == 0 {
+        let warned = if warnings == 0 {
             String::new()
         } else {
-            format!(", {}", plural(w, "warning", "warnings"))
+            format!(", {}", plural(warnings, "warning", "warnings"))
         };
-        writeln!(out, "{name}: {s}valid{s:#} ({tasks}{warnings})")?;
+        writeln!(out, "{name}: {s}valid{s:#} ({tasks}{warned})")?;
     } else {
         let s = styles.fail;
         let with_issues = {
@@ -40,15 +40,15 @@ pub(crate) fn write(
             seen.dedup();
             seen.len()
         };
-        let warnings = if w == 0 {
+        let warned = if warnings == 0 {
             String::new()
         } else {
-            format!(", {}", plural(w, "warning", "warnings"))
+            format!(", {}", plural(warnings, "warning", "warnings"))
         };
         writeln!(
             out,
-            "{name}: {s}invalid{s:#}: {}{warnings} in {with_issues} of {tasks}",
-            plural(e, "error", "errors")
+            "{name}: {s}invalid{s:#}: {}{warned} in {with_issues} of {tasks}",
+            plural(errors, "error", "errors")
         )?;
     }
     // Errors and warnings together, in document order.

@@ -51,14 +51,14 @@ fn parse_status(s: &str) -> Result<Status, String> {
 struct Response<'a> {
     jsonrpc: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    result: Option<Allowed>,
+    result: Option<Verdict>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<RpcError<'a>>,
     id: Option<()>,
 }
 
 #[derive(Serialize)]
-struct Allowed {
+struct Verdict {
     allowed: bool,
     from: Status,
     to: Status,
@@ -84,7 +84,7 @@ pub(crate) fn run(args: &TransitionArgs, ui: &mut Ui) -> Result<u8, CommandError
         Format::Json => {
             let response = Response {
                 jsonrpc: "2.0",
-                result: result.is_ok().then_some(Allowed {
+                result: result.is_ok().then_some(Verdict {
                     allowed: true,
                     from: args.from,
                     to: args.to,

@@ -56,7 +56,7 @@ enum Format {
 struct Response<'a> {
     jsonrpc: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    result: Option<Valid<'a>>,
+    result: Option<Outcome<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<RpcError>,
     id: Option<()>,
@@ -86,7 +86,7 @@ struct ParseErrorData<'a> {
 
 /// The result for a valid document.
 #[derive(Serialize)]
-struct Valid<'a> {
+struct Outcome<'a> {
     valid: bool,
     tasks: usize,
     warnings: &'a [Issue],
@@ -127,7 +127,7 @@ pub(crate) fn run(args: &ValidateArgs, ui: &mut Ui) -> Result<u8, CommandError> 
     match args.format {
         Format::Json => {
             let error = report.rpc_error();
-            let result = error.is_none().then(|| Valid {
+            let result = error.is_none().then(|| Outcome {
                 valid: true,
                 tasks: report.tasks,
                 warnings: &report.warnings,
