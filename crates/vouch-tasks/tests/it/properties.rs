@@ -1,6 +1,8 @@
 //! Properties: random valid trees validate clean; one random defect yields exactly its code;
 //! validation never panics on arbitrary JSON (or arbitrary text).
 
+use std::fmt::Write as _;
+
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -236,12 +238,13 @@ fn a_chain_of_a_million_needs_no_deep_stack() {
     for i in 0..n {
         if i > 0 {
             text.push(',');
-            text.push_str(&format!(
+            let _ = write!(
+                text,
                 r#"{{"id":"{}","name":"s","status":"pending","parent_id":"{}","dependencies":["{}"]}}"#,
                 id(i),
                 id(i - 1),
                 id(i - 1)
-            ));
+            );
         } else {
             text.push_str(&format!(
                 r#"{{"id":"{}","name":"s","status":"pending"}}"#,
