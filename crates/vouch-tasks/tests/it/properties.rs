@@ -246,10 +246,11 @@ fn a_chain_of_a_million_needs_no_deep_stack() {
                 id(i - 1)
             );
         } else {
-            text.push_str(&format!(
+            let _ = write!(
+                text,
                 r#"{{"id":"{}","name":"s","status":"pending"}}"#,
                 id(0)
-            ));
+            );
         }
     }
     text.push(']');
