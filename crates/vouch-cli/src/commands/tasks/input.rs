@@ -1,9 +1,19 @@
-//! Reading a task document named on the command line (`-` for standard input).
+//! What the `vouch tasks` commands share: reading a task document named on the command line
+//! (`-` for standard input), and the output format.
 
 use std::io::Read;
 use std::path::Path;
 
 use crate::error::CommandError;
+
+/// The output format of a `vouch tasks` command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Format {
+    /// For people
+    Human,
+    /// JSON, as the command's help describes
+    Json,
+}
 
 /// Reads the document at `path`; `-` reads standard input.
 pub(crate) fn read(path: &Path) -> Result<String, CommandError> {

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 use vouch_tasks::ready_order;
 
-use crate::commands::tasks::input;
+use crate::commands::tasks::input::{self, Format};
 use crate::error::CommandError;
 use crate::exit_codes;
 use crate::render::tasks as render;
@@ -33,14 +33,6 @@ pub(crate) struct ReadyArgs {
     /// Output format
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum Format {
-    /// Three lists
-    Human,
-    /// {"ready", "order", "blocked"}
-    Json,
 }
 
 /// Runs `vouch tasks ready`.

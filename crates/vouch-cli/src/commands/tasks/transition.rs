@@ -6,6 +6,7 @@ use clap::Args;
 use serde::Serialize;
 use vouch_tasks::{Status, check_transition, next_statuses};
 
+use crate::commands::tasks::input::Format;
 use crate::error::CommandError;
 use crate::exit_codes;
 use crate::ui::Ui;
@@ -31,14 +32,6 @@ pub(crate) struct TransitionArgs {
     /// Output format
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum Format {
-    /// A sentence
-    Human,
-    /// A JSON-RPC response
-    Json,
 }
 
 fn parse_status(s: &str) -> Result<Status, String> {

@@ -7,7 +7,7 @@ use clap::Args;
 use serde::Serialize;
 use vouch_tasks::{Issue, RpcError, Severity, ValidationReport};
 
-use crate::commands::tasks::input;
+use crate::commands::tasks::input::{self, Format};
 use crate::error::CommandError;
 use crate::exit_codes;
 use crate::render::tasks as render;
@@ -41,14 +41,6 @@ pub(crate) struct ValidateArgs {
     /// Output format
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum Format {
-    /// A report grouped by task
-    Human,
-    /// A JSON-RPC 2.0 response
-    Json,
 }
 
 /// A JSON-RPC 2.0 response, fields in the order of the specification.
