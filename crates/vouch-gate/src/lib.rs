@@ -51,6 +51,12 @@ mod router;
 mod stuck;
 mod validators;
 
+/// Reading YAML with places, every problem collected: how the pipeline configuration is read,
+/// shared with agent test files.
+pub mod yaml {
+    pub use crate::config::{Location, Map, Node, Reader, parse_yaml};
+}
+
 pub use alternatives::{Alternatives, CommandPattern};
 pub use command::{CommandOutcome, run_shell};
 pub use config::{

@@ -5,17 +5,15 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use regex::Regex;
 use serde_saphyr::Spanned;
 
-use crate::alternatives::{Alternatives, CommandPattern};
 use crate::config::error::{ConfigError, ConfigErrors, did_you_mean};
 use crate::config::model::{
     Contract, ContractRef, DeclaredAgent, Hooks, PipelineConfig, PredicateRef, Route, Termination,
     TerminationKind, TestSelector, Validation, ValidatorRef,
 };
 use crate::config::node::{Location, Node};
-use crate::contracts::PredicateKind;
+use crate::config::reader::{Map, Reader, join, parse_yaml};
 use crate::validators::ValidatorKind;
 
 /// Sections vouch reads; other top-level sections (an orchestrator's agents, models, ...) are
@@ -57,30 +55,13 @@ pub fn parse(path: &Path, text: &str) -> Result<PipelineConfig, ConfigErrors> {
 /// are wrong (`None` when the text is not YAML), and every problem found.
 pub(crate) fn parse_partial(path: &Path, text: &str) -> (Option<PipelineConfig>, ConfigErrors) {
     let mut cx = Cx {
-        errors: Vec::new(),
+        r: Reader::default(),
         contracts: Vec::new(),
     };
-    let config = match serde_saphyr::from_str::<Spanned<Node>>(text) {
+    let config = match parse_yaml(text) {
         Ok(root) => Some(cx.config(path, &root)),
         Err(e) => {
-            let location = e.location().map_or(Location::default(), |l| Location {
-                line: l.line(),
-                column: l.column(),
-                offset: l.span().byte_offset().and_then(|o| usize::try_from(o).ok()),
-                len: None,
-            });
-            let message = e.to_string();
-            let message = message
-                .lines()
-                .next()
-                .unwrap_or("not valid YAML")
-                .to_owned();
-            cx.errors.push(ConfigError {
-                location,
-                key_path: String::new(),
-                message: format!("not valid YAML: {message}"),
-                hint: None,
-            });
+            cx.errors.push(e);
             None
         }
     };
@@ -89,176 +70,31 @@ pub(crate) fn parse_partial(path: &Path, text: &str) -> (Option<PipelineConfig>,
     let errors = ConfigErrors {
         path: path.to_owned(),
         source_text: text.to_owned(),
-        errors: cx.errors,
+        errors: cx.r.errors,
     };
     (config, errors)
 }
 
-/// The loading context: the errors found so far, and the names of the declared contracts.
+/// The loading context: the reader, and the names of the declared contracts.
 struct Cx {
-    errors: Vec<ConfigError>,
+    r: Reader,
     contracts: Vec<String>,
 }
 
-/// A mapping being read, with the keys already used.
-struct Map<'a> {
-    entries: &'a [(Spanned<String>, Spanned<Node>)],
-    used: Vec<bool>,
-    path: String,
-    location: Location,
-}
-
-impl<'a> Map<'a> {
-    /// Returns the value of `key` (matched case-insensitively) and its key path.
-    fn get(&mut self, key: &str) -> Option<(&'a Spanned<Node>, String)> {
-        let i = self
-            .entries
-            .iter()
-            .position(|(k, _)| k.value.eq_ignore_ascii_case(key))?;
-        self.used[i] = true;
-        Some((&self.entries[i].1, join(&self.path, key)))
+impl std::ops::Deref for Cx {
+    type Target = Reader;
+    fn deref(&self) -> &Reader {
+        &self.r
     }
 }
 
-fn join(path: &str, key: &str) -> String {
-    if path.is_empty() {
-        key.to_owned()
-    } else {
-        format!("{path}.{key}")
+impl std::ops::DerefMut for Cx {
+    fn deref_mut(&mut self) -> &mut Reader {
+        &mut self.r
     }
 }
 
 impl Cx {
-    fn error(
-        &mut self,
-        location: Location,
-        key_path: &str,
-        message: impl Into<String>,
-        hint: Option<String>,
-    ) {
-        self.errors.push(ConfigError {
-            location,
-            key_path: key_path.to_owned(),
-            message: message.into(),
-            hint,
-        });
-    }
-
-    /// Reads `node` as a mapping; reports anything else.
-    fn map<'a>(&mut self, node: &'a Spanned<Node>, path: &str) -> Option<Map<'a>> {
-        match &node.value {
-            Node::Map(entries) => Some(Map {
-                entries,
-                used: vec![false; entries.len()],
-                path: path.to_owned(),
-                location: Location::of(node),
-            }),
-            Node::Null => Some(Map {
-                entries: &[],
-                used: Vec::new(),
-                path: path.to_owned(),
-                location: Location::of(node),
-            }),
-            other => {
-                self.error(
-                    Location::of(node),
-                    path,
-                    format!("expected a mapping, found {}", other.kind()),
-                    None,
-                );
-                None
-            }
-        }
-    }
-
-    /// Reports the keys of `map` that were not read.
-    fn unknown_keys(&mut self, map: &Map<'_>, known: &[&str]) {
-        for (i, (key, _)) in map.entries.iter().enumerate() {
-            if !map.used[i] {
-                let hint = did_you_mean(&key.value, known.iter().copied())
-                    .map(|k| format!("did you mean `{k}`?"));
-                let message = format!("unknown key `{}`", key.value);
-                self.error(
-                    Location::of(key),
-                    &join(&map.path, &key.value),
-                    message,
-                    hint,
-                );
-            }
-        }
-    }
-
-    fn string(&mut self, node: &Spanned<Node>, path: &str) -> Option<String> {
-        match node.value.scalar() {
-            Some(s) => Some(s),
-            None if matches!(node.value, Node::Null) => None,
-            None => {
-                self.error(
-                    Location::of(node),
-                    path,
-                    format!("expected a string, found {}", node.value.kind()),
-                    None,
-                );
-                None
-            }
-        }
-    }
-
-    /// Reads a list of strings; a single string is a list of one.
-    fn strings(&mut self, node: &Spanned<Node>, path: &str) -> Vec<(String, Location)> {
-        match &node.value {
-            Node::Seq(items) => items
-                .iter()
-                .enumerate()
-                .filter_map(|(i, item)| {
-                    Some((
-                        self.string(item, &format!("{path}[{i}]"))?,
-                        Location::of(item),
-                    ))
-                })
-                .collect(),
-            Node::Null => Vec::new(),
-            _ => self
-                .string(node, path)
-                .map(|s| vec![(s, Location::of(node))])
-                .unwrap_or_default(),
-        }
-    }
-
-    fn number(&mut self, node: &Spanned<Node>, path: &str) -> Option<u32> {
-        let value = match &node.value {
-            Node::Int(i) => u32::try_from(*i).ok(),
-            Node::Str(s) => s.trim().parse().ok(),
-            _ => None,
-        };
-        if value.is_none() {
-            self.error(
-                Location::of(node),
-                path,
-                format!("expected a whole number, found {}", node.value.kind()),
-                None,
-            );
-        }
-        value
-    }
-
-    fn regex(&mut self, pattern: &str, location: Location, path: &str) -> Option<Regex> {
-        match Regex::new(pattern) {
-            Ok(re) => Some(re),
-            Err(e) => {
-                let detail = e.to_string();
-                let last = detail.lines().last().unwrap_or("").trim().to_owned();
-                self.error(
-                    location,
-                    path,
-                    format!("invalid regex `{pattern}`: {last}"),
-                    None,
-                );
-                None
-            }
-        }
-    }
-
     fn validators(&mut self, node: &Spanned<Node>, path: &str) -> Vec<ValidatorRef> {
         self.strings(node, path)
             .into_iter()
@@ -292,20 +128,6 @@ impl Cx {
                 })
             })
             .collect()
-    }
-
-    /// Reads `RequiredCommandPattern` and `ShellFallbackPattern` of a mapping.
-    fn patterns(&mut self, m: &mut Map<'_>) -> (Option<Alternatives>, Option<Alternatives>) {
-        let mut pattern = |key: &str| {
-            m.get(key)
-                .and_then(|(n, p)| self.string(n, &p))
-                .map(|s| Alternatives::new(&s))
-                .filter(|a| !a.is_empty())
-        };
-        (
-            pattern("RequiredCommandPattern"),
-            pattern("ShellFallbackPattern"),
-        )
     }
 
     /// Reads `Validator` and `Validators` of a mapping (`Validators` wins, decision G2).
@@ -838,206 +660,5 @@ impl Cx {
             Node::Null => Vec::new(),
             _ => self.predicate(node, &path).into_iter().collect(),
         }
-    }
-
-    /// Reads one predicate, in any of its spellings: a bare name (`RelatedTestsPass`), a
-    /// mapping of the name to its options (`FileExists: {Path: x}`), or a mapping with a
-    /// `Type` beside the options (`Type: FileExists`, `Path: x`).
-    fn predicate(&mut self, node: &Spanned<Node>, path: &str) -> Option<PredicateRef> {
-        let location = Location::of(node);
-        match &node.value {
-            Node::Str(name) => {
-                let kind = self.predicate_kind(name, location, path, None)?;
-                Some(PredicateRef { kind, location })
-            }
-            Node::Map(entries) => {
-                let typed = entries
-                    .iter()
-                    .any(|(k, _)| k.value.eq_ignore_ascii_case("Type"));
-                if typed {
-                    let mut m = self.map(node, path)?;
-                    let (type_node, type_path) = m.get("Type")?;
-                    let name = self.string(type_node, &type_path)?;
-                    let kind =
-                        self.predicate_kind(&name, Location::of(type_node), path, Some(&mut m))?;
-                    Some(PredicateRef { kind, location })
-                } else if let [(key, value)] = entries.as_slice() {
-                    let options_path = join(path, &key.value);
-                    let mut m = self.map(value, &options_path)?;
-                    let kind =
-                        self.predicate_kind(&key.value, Location::of(key), path, Some(&mut m))?;
-                    Some(PredicateRef { kind, location })
-                } else {
-                    self.error(
-                        location,
-                        path,
-                        "expected one predicate: its name, `Name: {options}`, or `Type: Name` with the options beside it",
-                        None,
-                    );
-                    None
-                }
-            }
-            other => {
-                self.error(
-                    location,
-                    path,
-                    format!("expected a predicate, found {}", other.kind()),
-                    None,
-                );
-                None
-            }
-        }
-    }
-
-    /// Reads the options of predicate `name` from `options` (none for a bare name), reporting
-    /// unknown names, missing options and unknown keys.
-    fn predicate_kind(
-        &mut self,
-        name: &str,
-        name_location: Location,
-        path: &str,
-        mut options: Option<&mut Map<'_>>,
-    ) -> Option<PredicateKind> {
-        let name = name.trim();
-        let lower = name.to_ascii_lowercase();
-        let mut text = |cx: &mut Cx, key: &str| -> Option<(String, Location)> {
-            let (n, p) = options.as_deref_mut()?.get(key)?;
-            cx.string(n, &p)
-                .filter(|s| !s.trim().is_empty())
-                .map(|s| (s, Location::of(n)))
-        };
-        let kind = match lower.as_str() {
-            "fileswritten" => {
-                let source = text(self, "Source");
-                let field = text(self, "Field");
-                match (source, field) {
-                    (Some((source, _)), Some((field, _))) => Some(PredicateKind::FilesWritten {
-                        source: PathBuf::from(source),
-                        field,
-                    }),
-                    _ => {
-                        self.missing(name_location, path, "FilesWritten", "`Source` and `Field`");
-                        None
-                    }
-                }
-            }
-            "commandsucceeded" => match text(self, "Pattern") {
-                Some((pattern, location)) => {
-                    let pattern = CommandPattern::new(&pattern);
-                    if pattern.is_empty() {
-                        self.error(location, path, "the `Pattern` has no command in it", None);
-                        None
-                    } else {
-                        Some(PredicateKind::CommandSucceeded { pattern })
-                    }
-                }
-                None => {
-                    self.missing(name_location, path, "CommandSucceeded", "a `Pattern`");
-                    None
-                }
-            },
-            "fileexists" => match text(self, "Path") {
-                Some((p, _)) => Some(PredicateKind::FileExists {
-                    path: PathBuf::from(p),
-                }),
-                None => {
-                    self.missing(name_location, path, "FileExists", "a `Path`");
-                    None
-                }
-            },
-            "testreport" => {
-                let mut flag = |cx: &mut Cx, key: &str| -> bool {
-                    options
-                        .as_deref_mut()
-                        .and_then(|m| m.get(key))
-                        .and_then(|(n, p)| cx.boolean(n, &p))
-                        .unwrap_or(true)
-                };
-                let no_failures = flag(self, "NoFailures");
-                let has_assertions = flag(self, "HasAssertions");
-                Some(PredicateKind::TestReport {
-                    no_failures,
-                    has_assertions,
-                })
-            }
-            "relatedtestspass" => Some(PredicateKind::RelatedTestsPass),
-            _ => match ValidatorKind::from_name(name) {
-                Some(kind) => {
-                    let (required_command_pattern, shell_fallback_pattern) =
-                        match options.as_deref_mut() {
-                            Some(m) => self.patterns(m),
-                            None => (None, None),
-                        };
-                    Some(PredicateKind::Validator {
-                        kind,
-                        required_command_pattern,
-                        shell_fallback_pattern,
-                    })
-                }
-                None => {
-                    let known = PredicateKind::NAMES
-                        .iter()
-                        .copied()
-                        .chain(ValidatorKind::ALL.iter().map(|k| k.name()));
-                    let hint = did_you_mean(name, known)
-                        .map(|k| format!("did you mean `{k}`?"))
-                        .or_else(|| {
-                            Some(format!(
-                                "predicates: {}, or a validator's name",
-                                PredicateKind::NAMES.join(", ")
-                            ))
-                        });
-                    self.error(
-                        name_location,
-                        path,
-                        format!("unknown predicate `{name}`"),
-                        hint,
-                    );
-                    return None;
-                }
-            },
-        };
-        if let Some(m) = options {
-            let known: &[&str] = match kind.as_ref() {
-                Some(PredicateKind::FilesWritten { .. }) => &["Type", "Source", "Field"],
-                Some(PredicateKind::CommandSucceeded { .. }) => &["Type", "Pattern"],
-                Some(PredicateKind::FileExists { .. }) => &["Type", "Path"],
-                Some(PredicateKind::TestReport { .. }) => &["Type", "NoFailures", "HasAssertions"],
-                Some(PredicateKind::Validator { .. }) => {
-                    &["Type", "RequiredCommandPattern", "ShellFallbackPattern"]
-                }
-                _ => &["Type"],
-            };
-            let _ = m.get("Type");
-            self.unknown_keys(m, known);
-        }
-        kind
-    }
-
-    fn missing(&mut self, location: Location, path: &str, name: &str, what: &str) {
-        self.error(
-            location,
-            path,
-            format!("predicate `{name}` needs {what}"),
-            None,
-        );
-    }
-
-    fn boolean(&mut self, node: &Spanned<Node>, path: &str) -> Option<bool> {
-        let value = match &node.value {
-            Node::Bool(b) => Some(*b),
-            Node::Str(s) if s.trim().eq_ignore_ascii_case("true") => Some(true),
-            Node::Str(s) if s.trim().eq_ignore_ascii_case("false") => Some(false),
-            _ => None,
-        };
-        if value.is_none() {
-            self.error(
-                Location::of(node),
-                path,
-                format!("expected true or false, found {}", node.value.kind()),
-                None,
-            );
-        }
-        value
     }
 }

@@ -4,6 +4,7 @@ mod error;
 mod load;
 mod model;
 mod node;
+mod reader;
 
 pub(crate) use error::did_you_mean;
 pub use error::{ConfigError, ConfigErrors};
@@ -14,4 +15,5 @@ pub use model::{
     PipelineConfig, PredicateRef, Route, Termination, TerminationKind, TestSelector, Validation,
     ValidatorRef,
 };
-pub use node::Location;
+pub use node::{Location, Node};
+pub use reader::{Map, Reader, parse_yaml};

@@ -20,7 +20,8 @@ pub struct Location {
 }
 
 impl Location {
-    pub(crate) fn of<T>(s: &Spanned<T>) -> Location {
+    /// Returns where `s` was written.
+    pub fn of<T>(s: &Spanned<T>) -> Location {
         let loc = s.referenced;
         let span = loc.span();
         let offset = span.byte_offset().and_then(|o| usize::try_from(o).ok());
@@ -40,9 +41,10 @@ impl fmt::Display for Location {
     }
 }
 
-/// A YAML value.
+/// A YAML value, each part with its place ([`serde_saphyr::Spanned`]).
 #[derive(Debug, Clone)]
-pub(crate) enum Node {
+#[allow(missing_docs, reason = "the variants are YAML's kinds")]
+pub enum Node {
     Null,
     Bool(bool),
     Int(i64),
@@ -54,7 +56,7 @@ pub(crate) enum Node {
 
 impl Node {
     /// Returns what kind of value this is, for error messages.
-    pub(crate) fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> &'static str {
         match self {
             Node::Null => "nothing",
             Node::Bool(_) => "a boolean",
@@ -66,7 +68,7 @@ impl Node {
     }
 
     /// Returns a scalar as text.
-    pub(crate) fn scalar(&self) -> Option<String> {
+    pub fn scalar(&self) -> Option<String> {
         match self {
             Node::Bool(b) => Some(b.to_string()),
             Node::Int(i) => Some(i.to_string()),
