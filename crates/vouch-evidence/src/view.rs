@@ -34,15 +34,19 @@ impl Default for ArtifactPaths {
     }
 }
 
-/// A tool call of the current turn, with its result and the session that holds both.
+/// A tool call, with its event, its result and the session that holds them.
 #[derive(Debug, Clone, Copy)]
 pub struct Call<'s> {
     /// The call.
     pub call: &'s ToolCall,
+    /// The event that holds the call: who made it, where in the log.
+    pub event: &'s Event,
     /// Its result, linked by call id; `None` when the log holds none.
     pub result: Option<&'s ToolResult>,
     /// The session (or subagent) the call belongs to.
     pub session: &'s Session,
+    /// How deep that session is: 0 for the main session, 1 for its subagents, ...
+    pub depth: usize,
 }
 
 impl Call<'_> {
@@ -210,6 +214,14 @@ impl<'s> EvidenceView<'s> {
             .collect())
     }
 
+    /// Returns every call of the session, in order: each call followed by the calls of the
+    /// subagent it started (depth first), then the calls of subagents no call started.
+    pub fn all_calls(&self) -> Vec<Call<'s>> {
+        let mut calls = calls_of(self.session, &self.session.events, self.results());
+        push_unlinked(&mut calls, self.session, 0);
+        calls
+    }
+
     /// Returns the session's results by call id.
     fn results(&self) -> &FastMap<&'s str, &'s ToolResult> {
         self.results.get_or_init(|| self.session.results_by_call())
@@ -265,17 +277,49 @@ fn calls_of<'s>(
     results: &FastMap<&'s str, &'s ToolResult>,
 ) -> Vec<Call<'s>> {
     let mut calls = Vec::new();
-    for call in events.iter().filter_map(Event::as_tool_call) {
+    push_calls(&mut calls, session, events, results, 0);
+    calls
+}
+
+fn push_calls<'s>(
+    calls: &mut Vec<Call<'s>>,
+    session: &'s Session,
+    events: &'s [Event],
+    results: &FastMap<&'s str, &'s ToolResult>,
+    depth: usize,
+) {
+    for event in events {
+        let Some(call) = event.as_tool_call() else {
+            continue;
+        };
         calls.push(Call {
             call,
+            event,
             result: results.get(call.call_id.as_str()).copied(),
             session,
+            depth,
         });
         if let Some(sub) = session.subagent_of(&call.call_id) {
-            calls.extend(calls_of(sub, &sub.events, &sub.results_by_call()));
+            push_calls(calls, sub, &sub.events, &sub.results_by_call(), depth + 1);
         }
     }
-    calls
+}
+
+/// Appends the calls of `session`'s subagents that no call of it started (a compaction agent,
+/// a subagent whose spawning call the log does not name), each with its own subagents.
+fn push_unlinked<'s>(calls: &mut Vec<Call<'s>>, session: &'s Session, depth: usize) {
+    for sub in &session.subagents {
+        let linked = sub
+            .spawned_by
+            .as_deref()
+            .is_some_and(|id| session.tool_calls().any(|c| c.call_id == id));
+        if linked {
+            push_unlinked(calls, sub, depth + 1);
+        } else {
+            push_calls(calls, sub, &sub.events, &sub.results_by_call(), depth + 1);
+            push_unlinked(calls, sub, depth + 1);
+        }
+    }
 }
 
 /// Returns true when two paths name the same file (decision G8): `\` is `/`, a leading `./` is

@@ -39,6 +39,7 @@
 #![deny(missing_docs)]
 
 mod alternatives;
+pub mod assertions;
 mod backing;
 mod command;
 mod config;

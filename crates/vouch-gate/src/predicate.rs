@@ -65,6 +65,12 @@ pub trait Predicate: fmt::Debug + Send + Sync {
     fn turns_needed(&self) -> Option<usize> {
         Some(1)
     }
+
+    /// Returns what the predicate checks, as a report's row shows it (`Read not called with
+    /// file_path glob *.env`); its name by default.
+    fn describe(&self) -> String {
+        self.name().to_owned()
+    }
 }
 
 /// Evaluates predicates in order; the first block wins (AND semantics).

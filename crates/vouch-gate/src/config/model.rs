@@ -66,7 +66,7 @@ pub struct Contract {
 }
 
 /// A predicate named in a contract.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct PredicateRef {
     /// Which predicate, with its options.
     pub kind: PredicateKind,

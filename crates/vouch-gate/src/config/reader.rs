@@ -19,6 +19,8 @@ use crate::validators::ValidatorKind;
 pub struct Reader {
     /// The problems found so far.
     pub errors: Vec<ConfigError>,
+    /// What is allowed but probably not meant (a glob that looks like a regular expression).
+    pub warnings: Vec<ConfigError>,
 }
 
 /// Parses YAML text into nodes that remember their places; a syntax error is returned with
@@ -94,6 +96,22 @@ impl Reader {
             hint,
         });
     }
+    /// Records something allowed but probably not meant.
+    pub fn warn(
+        &mut self,
+        location: Location,
+        key_path: &str,
+        message: impl Into<String>,
+        hint: Option<String>,
+    ) {
+        self.warnings.push(ConfigError {
+            location,
+            key_path: key_path.to_owned(),
+            message: message.into(),
+            hint,
+        });
+    }
+
     /// Reads `node` as a mapping; reports anything else.
     pub fn map<'a>(&mut self, node: &'a Spanned<Node>, path: &str) -> Option<Map<'a>> {
         match &node.value {
@@ -339,6 +357,32 @@ impl Reader {
                 })
             }
             "relatedtestspass" => Some(PredicateKind::RelatedTestsPass),
+            "toolcall" => match options.as_deref_mut() {
+                Some(m) => self
+                    .call_assertion(m, path)
+                    .map(|a| PredicateKind::ToolCall(Box::new(a))),
+                None => {
+                    self.missing(name_location, path, "ToolCall", "a `tool`");
+                    None
+                }
+            },
+            "sequence" => {
+                let steps = options.as_deref_mut().and_then(|m| m.get("steps"));
+                match steps {
+                    Some((n, p)) => {
+                        let scope = options
+                            .as_deref_mut()
+                            .map(|m| self.scope(m))
+                            .unwrap_or_default();
+                        self.sequence_assertion(n, &p, scope)
+                            .map(|a| PredicateKind::Sequence(Box::new(a)))
+                    }
+                    None => {
+                        self.missing(name_location, path, "Sequence", "`steps`");
+                        None
+                    }
+                }
+            }
             _ => match ValidatorKind::from_name(name) {
                 Some(kind) => {
                     let (required_command_pattern, shell_fallback_pattern) =
@@ -384,6 +428,24 @@ impl Reader {
                 Some(PredicateKind::Validator { .. }) => {
                     &["Type", "RequiredCommandPattern", "ShellFallbackPattern"]
                 }
+                Some(PredicateKind::ToolCall(_)) => &[
+                    "Type",
+                    "tool",
+                    "called",
+                    "params",
+                    "succeeded",
+                    "call_count",
+                    "min_calls",
+                    "max_calls",
+                    "called_after",
+                    "called_before",
+                    "nth_call_params",
+                    "first_call_params",
+                    "last_call_params",
+                    "agent",
+                    "subagent",
+                ],
+                Some(PredicateKind::Sequence(_)) => &["Type", "steps", "agent", "subagent"],
                 _ => &["Type"],
             };
             let _ = m.get("Type");

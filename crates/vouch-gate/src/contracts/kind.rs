@@ -3,13 +3,14 @@
 use std::path::PathBuf;
 
 use crate::alternatives::{Alternatives, CommandPattern};
+use crate::assertions::{CallAssertion, SequenceAssertion};
 use crate::config::{CommandPatterns, PipelineConfig};
 use crate::contracts::{CommandSucceeded, FileExists, FilesWritten, TestReportPredicate};
 use crate::predicate::Predicate;
 use crate::validators::{RequireRelatedTestsPass, ValidatorKind};
 
 /// A predicate named in a contract's `Requires`, with its options.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum PredicateKind {
     /// Every file a JSON artifact's field lists was written this session.
@@ -38,6 +39,10 @@ pub enum PredicateKind {
     },
     /// The tests related to the session's changes pass, run by vouch.
     RelatedTestsPass,
+    /// An assertion on the agent's tool calls, written as in an agent test.
+    ToolCall(Box<CallAssertion>),
+    /// Tool calls that must happen in order.
+    Sequence(Box<SequenceAssertion>),
     /// A validator, usable in a contract like any predicate, with the command patterns a
     /// route would give it.
     Validator {
@@ -52,12 +57,14 @@ pub enum PredicateKind {
 
 impl PredicateKind {
     /// The names of the contract predicates (validators are accepted by their own names).
-    pub const NAMES: [&'static str; 5] = [
+    pub const NAMES: [&'static str; 7] = [
         "FilesWritten",
         "CommandSucceeded",
         "FileExists",
         "TestReport",
         "RelatedTestsPass",
+        "ToolCall",
+        "Sequence",
     ];
 
     /// Returns the predicate's name.
@@ -68,6 +75,8 @@ impl PredicateKind {
             PredicateKind::FileExists { .. } => "FileExists",
             PredicateKind::TestReport { .. } => "TestReport",
             PredicateKind::RelatedTestsPass => "RelatedTestsPass",
+            PredicateKind::ToolCall(_) => "ToolCall",
+            PredicateKind::Sequence(_) => "Sequence",
             PredicateKind::Validator { kind, .. } => kind.name(),
         }
     }
@@ -101,6 +110,8 @@ impl PredicateKind {
             PredicateKind::RelatedTestsPass => Box::new(RequireRelatedTestsPass {
                 selector: config.test_selector.clone(),
             }),
+            PredicateKind::ToolCall(a) => Box::new(a.as_ref().clone()),
+            PredicateKind::Sequence(a) => Box::new(a.as_ref().clone()),
             PredicateKind::Validator {
                 kind,
                 required_command_pattern,
