@@ -59,7 +59,7 @@ pub mod yaml {
 }
 
 pub use alternatives::{Alternatives, CommandPattern};
-pub use command::{CommandOutcome, run_shell};
+pub use command::{CommandOutcome, ProcessOutcome, run_process, run_shell};
 pub use config::{
     CommandPatterns, ConfigError, ConfigErrors, Contract as ContractConfig, ContractRef,
     DEFAULT_ASSERTION_PATTERNS, DeclaredAgent, Hooks, Location, PipelineConfig, PredicateRef,

@@ -1,5 +1,6 @@
 //! The subcommands, one module each, and the match that runs them.
 
+mod analyze;
 mod changes;
 mod config_input;
 mod gate;
@@ -7,6 +8,7 @@ mod hook;
 mod log_input;
 mod session;
 mod tasks;
+mod test;
 
 use clap::Subcommand;
 
@@ -31,6 +33,10 @@ pub(crate) enum Command {
     /// Validate task documents of the task protocol; transitions, readiness, the schema
     #[command(subcommand)]
     Tasks(tasks::TasksCommand),
+    /// Run agent tests: YAML tests that run a coding agent or read its recorded session
+    Test(test::TestArgs),
+    /// Evaluate one agent test against a recorded session log
+    Analyze(analyze::AnalyzeArgs),
 }
 
 /// Runs a command and returns its exit code.
@@ -41,5 +47,7 @@ pub(crate) fn run(command: &Command, ui: &mut Ui) -> Result<u8, CommandError> {
         Command::Changes(c) => changes::run(c, ui),
         Command::Hook(c) => hook::run(c, ui),
         Command::Tasks(c) => tasks::run(c, ui),
+        Command::Test(c) => test::run(c, ui),
+        Command::Analyze(c) => analyze::run(c, ui),
     }
 }

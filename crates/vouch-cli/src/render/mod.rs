@@ -3,5 +3,6 @@
 pub(crate) mod config_errors;
 pub(crate) mod stats;
 pub(crate) mod tasks;
+pub(crate) mod tests;
 pub(crate) mod text;
 pub(crate) mod timeline;

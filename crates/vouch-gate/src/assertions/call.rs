@@ -146,6 +146,13 @@ pub fn show(call: &Call<'_>) -> String {
         };
         let _ = write!(out, " {cut}{ellipsis}");
     }
+    match call.result {
+        Some(r) if !r.outcome.is_success() => {
+            let _ = write!(out, " [{}]", r.outcome.label());
+        }
+        None => out.push_str(" [no result]"),
+        Some(_) => {}
+    }
     if let Some(line) = call.event.line {
         let _ = write!(out, " (line {line})");
     }
@@ -196,7 +203,7 @@ impl Predicate for CallAssertion {
     fn describe(&self) -> String {
         let a = self;
         let mut out = a.target.tool.as_str().to_owned();
-        let not = a.called == Some(false);
+        let not = a.called == Some(false) || (a.max_calls == Some(0) && a.min_calls.is_none() && a.call_count.is_none());
         out.push_str(if not { " not called" } else { " called" });
         if !a.target.params.is_empty() {
             let _ = write!(out, " with {}", a.target.params);
@@ -212,7 +219,7 @@ impl Predicate for CallAssertion {
         if let Some(n) = a.min_calls {
             let _ = write!(out, " at least {}", times(n as usize));
         }
-        if let Some(n) = a.max_calls {
+        if let Some(n) = a.max_calls.filter(|&n| n > 0 || a.min_calls.is_some()) {
             let _ = write!(out, " at most {}", times(n as usize));
         }
         if let Some(o) = &a.called_after {

@@ -141,17 +141,7 @@ impl Cx {
     }
 
     fn config(&mut self, path: &Path, root: &Spanned<Node>) -> PipelineConfig {
-        let mut config = PipelineConfig {
-            path: path.to_owned(),
-            routes: Vec::new(),
-            termination: None,
-            validation: Validation::default(),
-            test_selector: TestSelector::default(),
-            hooks: Hooks::default(),
-            contracts: Vec::new(),
-            stuck_threshold: 3,
-            agents: Vec::new(),
-        };
+        let mut config = PipelineConfig::empty(path);
         let Some(mut top) = self.map(root, "") else {
             return config;
         };

@@ -51,6 +51,23 @@ pub struct DeclaredAgent {
     pub key_path: String,
 }
 
+impl PipelineConfig {
+    /// Returns the configuration of an empty file at `path`: no routes, every default.
+    pub fn empty(path: &std::path::Path) -> PipelineConfig {
+        PipelineConfig {
+            path: path.to_owned(),
+            routes: Vec::new(),
+            termination: None,
+            validation: Validation::default(),
+            test_selector: TestSelector::default(),
+            hooks: Hooks::default(),
+            contracts: Vec::new(),
+            stuck_threshold: 3,
+            agents: Vec::new(),
+        }
+    }
+}
+
 /// A named evidence contract: predicates that must all hold.
 #[derive(Debug, Clone)]
 #[non_exhaustive]

@@ -60,6 +60,11 @@ pub struct Map<'a> {
 }
 
 impl<'a> Map<'a> {
+    /// Returns the keys of the mapping, as written.
+    pub fn entries_keys(&self) -> impl Iterator<Item = &str> {
+        self.entries.iter().map(|(k, _)| k.value.as_str())
+    }
+
     /// Returns the value of `key` (matched case-insensitively) and its key path.
     pub fn get(&mut self, key: &str) -> Option<(&'a Spanned<Node>, String)> {
         let i = self

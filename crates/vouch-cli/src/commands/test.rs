@@ -1,0 +1,205 @@
+//! `vouch test`: run agent tests.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::Args;
+use vouch_gate::{ConfigErrors, PipelineConfig};
+use vouch_harness::suite::{self, Progress, RunOptions, TestConfig};
+use vouch_harness::{NoGrader, TestFile};
+
+use crate::error::CommandError;
+use crate::exit_codes;
+use crate::render::{config_errors, tests as render};
+use crate::ui::Ui;
+
+/// Run agent tests: YAML tests that run a coding agent, or read a session it recorded
+///
+/// Finds the tests under PATHS (`*.vouch.yaml`, and the peer's `*.aptitude.yaml`; the `tests:`
+/// section of `vouch.yaml` can change the patterns and excludes), loads every one — a test
+/// with an unknown key, an invalid pattern or contradictory counts stops the run before
+/// anything starts — and runs them: a test with a recorded `session:` is evaluated on it; any
+/// other runs its agent (`claude`, `codex`, found on PATH) in a fresh directory holding its
+/// setup, `repeat` times, and passes when `pass_rate` of the runs pass.
+///
+/// Exit codes: 0 every test passed, 1 a test failed (a missing agent or a timeout included),
+/// 2 a test could not be loaded, or bad usage.
+#[derive(Debug, Args)]
+pub(crate) struct TestArgs {
+    /// Test files, or folders to search (default: the current folder)
+    #[arg(value_name = "PATH")]
+    paths: Vec<PathBuf>,
+
+    /// The configuration holding the `tests:` section
+    #[arg(long, value_name = "FILE", default_value = "vouch.yaml")]
+    config: PathBuf,
+
+    /// Only the tests whose name or path contains this (case ignored)
+    #[arg(long, value_name = "TEXT")]
+    filter: Option<String>,
+
+    /// How many runs at once (default: the number of cores)
+    #[arg(short = 'j', long, value_name = "N")]
+    jobs: Option<usize>,
+
+    /// Run slice K of N of the tests (by path; the same slice on every machine), for CI
+    /// matrices
+    #[arg(long, value_name = "K/N", value_parser = parse_partition)]
+    partition: Option<(usize, usize)>,
+
+    /// List the tests that would run, and stop
+    #[arg(long)]
+    list: bool,
+
+    /// Output format
+    #[arg(long, value_enum, default_value = "human")]
+    format: Format,
+
+    /// Also write the results as JUnit XML to this file
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+}
+
+/// What `vouch test` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Format {
+    /// A line per test, its rows, a summary
+    Human,
+    /// The results as JSON
+    Json,
+}
+
+fn parse_partition(s: &str) -> Result<(usize, usize), String> {
+    let (k, n) = s.split_once('/').ok_or("expected K/N, as 2/4")?;
+    let (k, n): (usize, usize) = (k.trim().parse().map_err(|_| "K is not a number")?, n.trim().parse().map_err(|_| "N is not a number")?);
+    if n == 0 || k == 0 || k > n {
+        return Err(format!("{s}: K must be from 1 to N"));
+    }
+    Ok((k, n))
+}
+
+/// Loads every test of `paths`; prints every problem and fails when one does not load.
+pub(crate) fn load_tests(paths: &[PathBuf], config: &TestConfig, ui: &mut Ui) -> Result<Vec<TestFile>, CommandError> {
+    let files = suite::discover(paths, config).map_err(CommandError::input)?;
+    let mut tests = Vec::new();
+    let mut failed: Vec<ConfigErrors> = Vec::new();
+    for file in files {
+        match vouch_harness::load_test(&file) {
+            Ok(test) => {
+                for w in &test.warnings {
+                    ui.warn(format_args!("{}:{}: {w}", test.path.display(), w.location));
+                }
+                tests.push(test);
+            }
+            Err(e) => failed.push(e),
+        }
+    }
+    if !failed.is_empty() {
+        let color = ui.err_color;
+        for errors in &failed {
+            let _ = config_errors::write(&mut ui.err, errors, color);
+        }
+        return Err(CommandError::reported());
+    }
+    Ok(tests)
+}
+
+/// Runs `vouch test`.
+pub(crate) fn run(args: &TestArgs, ui: &mut Ui) -> Result<u8, CommandError> {
+    let config = suite::load_config(&args.config).map_err(|e| {
+        let color = ui.err_color;
+        let _ = config_errors::write(&mut ui.err, &e, color);
+        CommandError::reported()
+    })?;
+    let paths = if args.paths.is_empty() { vec![PathBuf::from(".")] } else { args.paths.clone() };
+    let mut tests = load_tests(&paths, &config, ui)?;
+    if let Some(f) = &args.filter {
+        tests = suite::filter(tests, f);
+    }
+    if let Some((k, n)) = args.partition {
+        tests = suite::partition(tests, k, n);
+    }
+    if args.list {
+        for t in &tests {
+            writeln!(ui.out, "{}\t{}", t.name, t.path.display())?;
+        }
+        return Ok(exit_codes::PASS);
+    }
+    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let pipeline = pipeline_config(&args.config, ui)?;
+    let results = execute(&tests, jobs, args.format == Format::Human, &pipeline);
+    report(&results.0, results.1, args.format, args.junit.as_ref(), ui)
+}
+
+/// Runs `tests`, with a progress bar on a terminal.
+pub(crate) fn execute(
+    tests: &[TestFile],
+    jobs: usize,
+    human: bool,
+    pipeline: &PipelineConfig,
+) -> (Vec<vouch_harness::TestResult>, std::time::Duration) {
+    let total: u64 = tests.iter().map(|t| if t.session.is_some() { 1 } else { u64::from(t.repeat) }).sum();
+    let bar = (human && std::io::stderr().is_terminal() && total > 1).then(|| {
+        let bar = indicatif::ProgressBar::new(total);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} {pos}/{len} runs {wide_msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    });
+    let progress = |event: Progress<'_>| {
+        if let Some(bar) = &bar {
+            match event {
+                Progress::Started { test, .. } => bar.set_message(test.name.clone()),
+                Progress::Finished { .. } => bar.inc(1),
+            }
+        }
+    };
+    let grader = NoGrader;
+    let options = RunOptions::new(jobs, pipeline, &grader, &progress);
+    let started = Instant::now();
+    let results = suite::run(tests, &options);
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    (results, started.elapsed())
+}
+
+/// Returns the gates' configuration: the pipeline sections of `vouch.yaml` (artifact paths, the
+/// test selector), or the defaults when there is no such file.
+pub(crate) fn pipeline_config(path: &std::path::Path, ui: &mut Ui) -> Result<PipelineConfig, CommandError> {
+    if !path.is_file() {
+        return Ok(PipelineConfig::empty(path));
+    }
+    vouch_gate::load_config(path).map_err(|e| {
+        let color = ui.err_color;
+        let _ = config_errors::write(&mut ui.err, &e, color);
+        CommandError::reported()
+    })
+}
+
+/// Prints the results and returns the exit code.
+pub(crate) fn report(
+    results: &[vouch_harness::TestResult],
+    wall: std::time::Duration,
+    format: Format,
+    junit: Option<&PathBuf>,
+    ui: &mut Ui,
+) -> Result<u8, CommandError> {
+    if let Some(path) = junit {
+        let xml = vouch_harness::junit::to_junit(results).map_err(|e| CommandError::input(format!("could not write JUnit XML: {e}")))?;
+        std::fs::write(path, xml).map_err(|e| CommandError::input(format!("cannot write `{}`: {e}", path.display())))?;
+    }
+    match format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut ui.out, results).map_err(std::io::Error::from)?;
+            writeln!(ui.out)?;
+        }
+        Format::Human => {
+            let (mut out, styles) = ui.human();
+            render::write(&mut out, styles, results, wall)?;
+        }
+    }
+    Ok(if results.iter().all(|t| t.passed) { exit_codes::PASS } else { exit_codes::CHECK_FAILED })
+}

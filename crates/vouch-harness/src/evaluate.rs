@@ -1,0 +1,115 @@
+//! Evaluating a test's assertions on a session: one row per assertion, in the test's order.
+
+use std::path::Path;
+
+use serde::Serialize;
+use vouch_evidence::EvidenceView;
+use vouch_gate::{GateContext, PipelineConfig, Predicate, Verdict};
+use vouch_session::Session;
+
+use crate::spec::{AssertionKind, StdoutReview, TestFile};
+
+/// The result of one assertion.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct Row {
+    /// What was checked (`Read not called with file_path glob *.env`).
+    pub description: String,
+    /// Whether it held.
+    pub passed: bool,
+    /// Why it did not (or, for a graded row, the grader's reasoning).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// A graded row's score, 1–10.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+    /// True for a row that was not graded (nothing to grade), which neither passes nor fails
+    /// the test.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub skipped: bool,
+    /// The line of the test file the assertion is on.
+    pub line: u64,
+}
+
+impl Row {
+    /// A row that held.
+    pub fn pass(description: String, line: u64) -> Row {
+        Row {
+            description,
+            passed: true,
+            reason: None,
+            score: None,
+            skipped: false,
+            line,
+        }
+    }
+
+    /// A row that did not hold, and why.
+    pub fn fail(description: String, reason: String, line: u64) -> Row {
+        Row {
+            description,
+            passed: false,
+            reason: Some(reason),
+            score: None,
+            skipped: false,
+            line,
+        }
+    }
+}
+
+/// Grades the agent's final answer against a `stdout:` review.
+pub trait Grader: Send + Sync {
+    /// Grades `answer` (the agent's final answer, when there is one) against `review`; the
+    /// row says the description, the verdict, the score and the reasoning.
+    fn grade(&self, review: &StdoutReview, answer: Option<&str>, line: u64) -> Row;
+}
+
+/// The grader of a run with no LLM grader configured: every review fails, loudly.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoGrader;
+
+impl Grader for NoGrader {
+    fn grade(&self, review: &StdoutReview, _: Option<&str>, line: u64) -> Row {
+        Row::fail(
+            format!("stdout review: \"{}\"", review.review),
+            "no grader configured: stdout reviews are graded by an LLM, and none is configured (vouch.yaml `graders:`)".to_owned(),
+            line,
+        )
+    }
+}
+
+/// Evaluates every assertion of `test` on `session`, whose artifacts (for gates) are under
+/// `workdir`.
+pub fn evaluate(test: &TestFile, session: &Session, workdir: &Path, config: &PipelineConfig, grader: &dyn Grader) -> Vec<Row> {
+    let view = EvidenceView::new(session, workdir, config.validation.paths.clone());
+    let cx = GateContext {
+        view: &view,
+        keyword: "Completion",
+    };
+    test.assertions
+        .iter()
+        .map(|a| {
+            let line = a.location.line;
+            let predicate: Box<dyn Predicate> = match &a.kind {
+                AssertionKind::Call(c) => Box::new(c.as_ref().clone()),
+                AssertionKind::Sequence(s) => Box::new(s.as_ref().clone()),
+                AssertionKind::Gate(g) => g.kind.build("the test", config),
+                AssertionKind::Stdout(review) => {
+                    let mut row = grader.grade(review, session.final_answer(), line);
+                    if let Some(d) = &a.description {
+                        row.description.clone_from(d);
+                    }
+                    return row;
+                }
+            };
+            let description = a.description.clone().unwrap_or_else(|| match &a.kind {
+                AssertionKind::Gate(_) => format!("gate {}", predicate.describe()),
+                _ => predicate.describe(),
+            });
+            match predicate.evaluate(&cx) {
+                Verdict::Pass => Row::pass(description, line),
+                Verdict::Block(b) => Row::fail(description, b.message, line),
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,126 @@
+//! Claude Code: `claude -p --output-format stream-json --verbose --session-id <fresh uuid>`,
+//! the prompt on standard input. The session is the log Claude Code wrote under that id
+//! (`<config>/projects/<project>/<id>.jsonl`, with its subagents) — never "the newest file" —
+//! or, when there is none, the stream it printed.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use vouch_session::{Format, ReadOptions};
+
+use crate::runner::{AgentRun, AgentRunner, tail};
+use crate::spec::TestFile;
+
+/// Runs Claude Code.
+#[derive(Debug, Clone)]
+pub struct ClaudeCode {
+    program: PathBuf,
+}
+
+impl ClaudeCode {
+    /// Returns the runner of the `claude` executable at `program`.
+    pub fn new(program: PathBuf) -> ClaudeCode {
+        ClaudeCode { program }
+    }
+}
+
+/// Returns the folder name Claude Code keeps a project's sessions under: the project's path
+/// with every character that is not an ASCII letter or digit replaced by `-`.
+pub fn project_slug(dir: &Path) -> String {
+    dir.to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
+/// Returns Claude Code's configuration folder: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
+fn config_dir() -> Option<PathBuf> {
+    std::env::var_os("CLAUDE_CONFIG_DIR")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".claude")))
+}
+
+impl AgentRunner for ClaudeCode {
+    fn run(&self, test: &TestFile, dir: &Path) -> AgentRun {
+        let session_id = uuid::Uuid::new_v4().to_string();
+        let mut cmd = Command::new(&self.program);
+        cmd.args(["-p", "--output-format", "stream-json", "--verbose", "--session-id", &session_id])
+            .current_dir(dir);
+        if let Some(model) = &test.model {
+            cmd.args(["--model", model]);
+        }
+        if let Some(mode) = &test.permission_mode {
+            cmd.args(["--permission-mode", mode]);
+        }
+        if !test.allowed_tools.is_empty() {
+            cmd.args(["--allowedTools", &test.allowed_tools.join(",")]);
+        }
+        let prompt = test.prompt.clone().unwrap_or_default().into_bytes();
+        let out = match vouch_gate::run_process(cmd, Some(prompt), test.timeout, false) {
+            Ok(out) => out,
+            Err(e) => return AgentRun::failed(format!("could not start {}: {e}", self.program.display())),
+        };
+        let mut run = AgentRun {
+            session: None,
+            source: None,
+            exit_code: out.exit_code,
+            timed_out: out.timed_out,
+            stderr: tail(&out.stderr, 2_000),
+            elapsed: out.elapsed,
+            error: None,
+        };
+        let options = ReadOptions {
+            format: Some(Format::ClaudeCode),
+            ..ReadOptions::default()
+        };
+        // The log named by this run's session id, with its subagents.
+        let canonical = dir.canonicalize().unwrap_or_else(|_| dir.to_owned());
+        let log = config_dir().map(|c| c.join("projects").join(project_slug(&canonical)).join(format!("{session_id}.jsonl")));
+        if let Some(log) = log.filter(|l| l.is_file()) {
+            match vouch_session::read_path(&log, &options) {
+                Ok(report) => {
+                    run.session = Some(report.session);
+                    run.source = Some(log.display().to_string());
+                    return run;
+                }
+                Err(e) => run.error = Some(format!("could not read the session log {}: {e}", log.display())),
+            }
+        }
+        // Else the stream it printed.
+        if !out.stdout.is_empty() {
+            match vouch_session::read_from(&out.stdout[..], "<claude stream-json>", &options) {
+                Ok(report) if !report.session.events.is_empty() => {
+                    run.session = Some(report.session);
+                    run.source = Some("the stream-json claude printed".to_owned());
+                    run.error = None;
+                    return run;
+                }
+                Ok(_) => {}
+                Err(e) => run.error = Some(format!("could not read claude's stream: {e}")),
+            }
+        }
+        if run.error.is_none() {
+            run.error = Some(if run.timed_out {
+                format!("claude ran past the timeout of {}s and was killed, before writing a session", test.timeout.as_secs())
+            } else {
+                format!("claude exited with {} and wrote no session (session id {session_id})", exit(run.exit_code))
+            });
+        }
+        run
+    }
+}
+
+/// Describes an exit code.
+pub(crate) fn exit(code: Option<i32>) -> String {
+    code.map_or_else(|| "a signal".to_owned(), |c| format!("code {c}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn project_folders_are_named_like_claude_codes() {
+        assert_eq!(project_slug(Path::new("/home/ada/my.project")), "-home-ada-my-project");
+    }
+}

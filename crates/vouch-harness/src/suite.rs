@@ -1,0 +1,399 @@
+//! Finding tests, and running them: each run in a fresh directory, recorded sessions read
+//! instead of running an agent, runs spread over threads, repeats judged by a pass rate.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use serde::Serialize;
+use vouch_gate::PipelineConfig;
+use vouch_gate::ConfigErrors;
+use vouch_gate::yaml::{Node, Reader, parse_yaml};
+
+use crate::evaluate::{Grader, Row, evaluate};
+use crate::runner::{AgentRun, runner_for};
+use crate::spec::{Setup, TestFile};
+
+/// The `tests:` section of `vouch.yaml`: which files are tests.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct TestConfig {
+    /// `patterns`: file-name globs of test files.
+    pub patterns: Vec<String>,
+    /// `exclude`: folder or file names never searched.
+    pub exclude: Vec<String>,
+}
+
+impl Default for TestConfig {
+    fn default() -> TestConfig {
+        TestConfig {
+            patterns: vec!["*.vouch.yaml".into(), "*.vouch.yml".into(), "*.aptitude.yaml".into(), "*.aptitude.yml".into()],
+            exclude: vec!["target".into(), "node_modules".into(), ".git".into(), ".vouch".into()],
+        }
+    }
+}
+
+/// File names that are configurations, never tests (vouch's, and the peer's).
+const CONFIG_NAMES: &[&str] = &["vouch.yaml", "vouch.yml", ".aptitude.yaml", ".aptitude.yml", "default.aptitude.yaml"];
+
+/// Reads the `tests:` section of the `vouch.yaml` at `path`; the defaults when the file or the
+/// section is absent. Other sections belong to other commands and are left alone.
+pub fn load_config(path: &Path) -> Result<TestConfig, ConfigErrors> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Ok(TestConfig::default());
+    };
+    let mut r = Reader::default();
+    let mut config = TestConfig::default();
+    match parse_yaml(&text) {
+        Ok(root) => {
+            if let Some(mut top) = r.map(&root, "")
+                && let Some((node, p)) = top.get("tests")
+                && let Some(mut m) = r.map(node, &p)
+            {
+                if let Some((n, p)) = m.get("patterns") {
+                    config.patterns = r.strings(n, &p).into_iter().map(|(s, _)| s).collect();
+                }
+                if let Some((n, p)) = m.get("exclude") {
+                    config.exclude = r.strings(n, &p).into_iter().map(|(s, _)| s).collect();
+                }
+                r.unknown_keys(&m, &["patterns", "exclude"]);
+                let _ = &mut top;
+            }
+        }
+        Err(e) => r.errors.push(e),
+    }
+    if r.errors.is_empty() {
+        Ok(config)
+    } else {
+        Err(ConfigErrors::new(path, &text, r.errors))
+    }
+}
+
+/// Finds the test files under `paths` (files are taken as they are), sorted, each once.
+pub fn discover(paths: &[PathBuf], config: &TestConfig) -> Result<Vec<PathBuf>, String> {
+    let mut builder = GlobSetBuilder::new();
+    for p in &config.patterns {
+        builder.add(Glob::new(p).map_err(|e| format!("invalid test pattern `{p}`: {}", e.kind()))?);
+    }
+    let set = builder.build().map_err(|e| e.to_string())?;
+    let mut found = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            walk(path, &set, config, &mut found);
+        } else if path.is_file() {
+            found.push(path.clone());
+        } else {
+            return Err(format!("`{}` does not exist", path.display()));
+        }
+    }
+    found.sort();
+    found.dedup();
+    Ok(found)
+}
+
+fn walk(dir: &Path, set: &GlobSet, config: &TestConfig, found: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
+    entries.sort();
+    for path in entries {
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        if config.exclude.iter().any(|e| e == &name) {
+            continue;
+        }
+        if path.is_dir() {
+            walk(&path, set, config, found);
+        } else if set.is_match(&name) && !CONFIG_NAMES.contains(&name.as_str()) && is_test(&path) {
+            found.push(path);
+        }
+    }
+}
+
+/// Returns true for a YAML mapping with `assertions` (a configuration that happens to match a
+/// test pattern is not a test).
+fn is_test(path: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return true;
+    };
+    match parse_yaml(&text) {
+        Ok(root) => match &root.value {
+            Node::Map(entries) => entries.iter().any(|(k, _)| k.value == "assertions"),
+            _ => false,
+        },
+        // Broken YAML is reported when the test is loaded.
+        Err(_) => true,
+    }
+}
+
+/// How a suite runs.
+#[non_exhaustive]
+#[allow(missing_debug_implementations, reason = "it holds closures and trait objects")]
+pub struct RunOptions<'a> {
+    /// Runs at once.
+    pub jobs: usize,
+    /// The gates' configuration (artifact paths, test selector).
+    pub config: &'a PipelineConfig,
+    /// The grader of `stdout:` reviews.
+    pub grader: &'a dyn Grader,
+    /// Told of each run as it starts and ends.
+    pub progress: &'a (dyn Fn(Progress<'_>) + Sync),
+}
+
+impl<'a> RunOptions<'a> {
+    /// Returns options for `jobs` runs at once.
+    pub fn new(jobs: usize, config: &'a PipelineConfig, grader: &'a dyn Grader, progress: &'a (dyn Fn(Progress<'_>) + Sync)) -> RunOptions<'a> {
+        RunOptions {
+            jobs: jobs.max(1),
+            config,
+            grader,
+            progress,
+        }
+    }
+}
+
+/// A run starting or ending.
+#[derive(Debug, Clone, Copy)]
+pub enum Progress<'a> {
+    /// A run of a test started.
+    Started {
+        /// The test.
+        test: &'a TestFile,
+        /// Which run (from 1).
+        run: u32,
+    },
+    /// A run of a test ended.
+    Finished {
+        /// The test.
+        test: &'a TestFile,
+        /// Its result.
+        result: &'a RunResult,
+    },
+}
+
+/// One run of a test.
+#[derive(Debug, Clone, Serialize)]
+#[non_exhaustive]
+pub struct RunResult {
+    /// Which run (from 1).
+    pub run: u32,
+    /// The assertions' rows (none when the run failed before evaluating).
+    pub rows: Vec<Row>,
+    /// Whether the run passed: no error, and every row passed or was skipped.
+    pub passed: bool,
+    /// Why the run produced no session to evaluate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The agent's exit code.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// True when the agent ran past its timeout and was killed.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub timed_out: bool,
+    /// Where the session was read from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    /// The end of the agent's standard error.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub stderr: String,
+    /// When the run started (RFC 3339).
+    pub started: String,
+    /// How long it took, in seconds.
+    pub seconds: f64,
+}
+
+/// The result of a test: its runs and the verdict.
+#[derive(Debug, Clone, Serialize)]
+#[non_exhaustive]
+pub struct TestResult {
+    /// The test's name.
+    pub name: String,
+    /// The test file.
+    pub path: PathBuf,
+    /// The agent.
+    pub agent: String,
+    /// Its runs.
+    pub runs: Vec<RunResult>,
+    /// `pass_rate`.
+    pub pass_rate: f64,
+    /// Whether enough runs passed.
+    pub passed: bool,
+}
+
+impl TestResult {
+    /// Returns how many runs passed.
+    pub fn passed_runs(&self) -> usize {
+        self.runs.iter().filter(|r| r.passed).count()
+    }
+}
+
+/// Runs every test; results come back in the order of `tests`, whatever order the runs ended.
+pub fn run(tests: &[TestFile], options: &RunOptions<'_>) -> Vec<TestResult> {
+    // One job per run; a recorded session is evaluated once, whatever `repeat` says.
+    let jobs: Vec<(usize, u32)> = tests
+        .iter()
+        .enumerate()
+        .flat_map(|(t, test)| {
+            let runs = if test.session.is_some() { 1 } else { test.repeat };
+            (1..=runs).map(move |r| (t, r))
+        })
+        .collect();
+    let results: Mutex<Vec<(usize, RunResult)>> = Mutex::new(Vec::with_capacity(jobs.len()));
+    let next = AtomicUsize::new(0);
+    let workers = options.jobs.min(jobs.len()).max(1);
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(&(t, r)) = jobs.get(i) else { break };
+                    let test = &tests[t];
+                    (options.progress)(Progress::Started { test, run: r });
+                    let result = run_once(test, r, options);
+                    (options.progress)(Progress::Finished { test, result: &result });
+                    if let Ok(mut all) = results.lock() {
+                        all.push((t, result));
+                    }
+                }
+            });
+        }
+    });
+    let mut all = results.into_inner().unwrap_or_default();
+    all.sort_by_key(|(t, r)| (*t, r.run));
+    tests
+        .iter()
+        .enumerate()
+        .map(|(t, test)| {
+            let runs: Vec<RunResult> = all.iter().filter(|(i, _)| *i == t).map(|(_, r)| r.clone()).collect();
+            let passed = runs.iter().filter(|r| r.passed).count();
+            // A share of runs, compared in whole runs to avoid rounding surprises.
+            let needed = (test.pass_rate * runs.len() as f64 - 1e-9).ceil().max(0.0);
+            TestResult {
+                name: test.name.clone(),
+                path: test.path.clone(),
+                agent: test.agent.as_str().to_owned(),
+                pass_rate: test.pass_rate,
+                passed: !runs.is_empty() && passed as f64 >= needed,
+                runs,
+            }
+        })
+        .collect()
+}
+
+/// Runs a test once: evaluates its recorded session, or runs its agent in a fresh directory.
+pub fn run_once(test: &TestFile, run: u32, options: &RunOptions<'_>) -> RunResult {
+    let started = Instant::now();
+    let started_at = jiff::Timestamp::now().to_string();
+    let finish = |rows: Vec<Row>, agent: AgentRun| {
+        let passed = agent.error.is_none() && rows.iter().all(|r| r.passed || r.skipped);
+        RunResult {
+            run,
+            rows,
+            passed,
+            error: agent.error,
+            exit_code: agent.exit_code,
+            timed_out: agent.timed_out,
+            session: agent.source,
+            stderr: agent.stderr,
+            started: started_at.clone(),
+            seconds: started.elapsed().as_secs_f64(),
+        }
+    };
+    if let Some(log) = &test.session {
+        let workdir = test.workdir.clone().unwrap_or_else(|| test.path.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf));
+        return match vouch_session::read_path(log, &vouch_session::ReadOptions::default()) {
+            Ok(report) => {
+                let rows = evaluate(test, &report.session, &workdir, options.config, options.grader);
+                let mut agent = AgentRun::failed("");
+                agent.error = None;
+                agent.source = Some(log.display().to_string());
+                finish(rows, agent)
+            }
+            Err(e) => finish(Vec::new(), AgentRun::failed(format!("could not read the recorded session: {e}"))),
+        };
+    }
+    let runner = match runner_for(&test.agent) {
+        Ok(runner) => runner,
+        Err(e) => return finish(Vec::new(), AgentRun::failed(e)),
+    };
+    let dir = match prepare(test) {
+        Ok(dir) => dir,
+        Err(e) => return finish(Vec::new(), AgentRun::failed(format!("could not prepare the run's directory: {e}"))),
+    };
+    let agent = runner.run(test, dir.path());
+    let rows = match &agent.session {
+        Some(session) => evaluate(test, session, dir.path(), options.config, options.grader),
+        None => Vec::new(),
+    };
+    finish(rows, agent)
+}
+
+/// Makes a fresh directory holding the test's `workdir` and `setup`, so that runs never change
+/// the repository.
+fn prepare(test: &TestFile) -> std::io::Result<tempfile::TempDir> {
+    let dir = tempfile::Builder::new().prefix("vouch-run-").tempdir()?;
+    if let Some(workdir) = &test.workdir {
+        copy_dir(workdir, dir.path())?;
+    }
+    for setup in &test.setup {
+        match setup {
+            Setup::Folder(folder) => copy_dir(folder, dir.path())?,
+            Setup::Files(files) => {
+                for (path, content) in files {
+                    let target = dir.path().join(path);
+                    if let Some(parent) = target.parent() {
+                        std::fs::create_dir_all(parent)?;
+                    }
+                    std::fs::write(target, content)?;
+                }
+            }
+        }
+    }
+    Ok(dir)
+}
+
+/// Copies the contents of `from` into `to`, without recursion on the call stack.
+fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
+    let mut stack = vec![(from.to_owned(), to.to_owned())];
+    while let Some((src, dst)) = stack.pop() {
+        std::fs::create_dir_all(&dst)?;
+        for entry in std::fs::read_dir(&src)? {
+            let entry = entry?;
+            let target = dst.join(entry.file_name());
+            if entry.file_type()?.is_dir() {
+                stack.push((entry.path(), target));
+            } else {
+                std::fs::copy(entry.path(), target)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Keeps the tests whose name or path contains `filter` (case ignored).
+pub fn filter(tests: Vec<TestFile>, filter: &str) -> Vec<TestFile> {
+    let f = filter.to_lowercase();
+    tests
+        .into_iter()
+        .filter(|t| t.name.to_lowercase().contains(&f) || t.path.to_string_lossy().to_lowercase().contains(&f))
+        .collect()
+}
+
+/// Keeps slice `k` of `n` (from 1) of the tests, in the order of their paths: the same tests
+/// land in the same slice on every machine.
+pub fn partition(mut tests: Vec<TestFile>, k: usize, n: usize) -> Vec<TestFile> {
+    tests.sort_by(|a, b| a.path.cmp(&b.path));
+    tests
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| n > 0 && i % n == k.saturating_sub(1))
+        .map(|(_, t)| t)
+        .collect()
+}
+
+/// The whole suite's time, for reports.
+pub fn total(results: &[TestResult]) -> Duration {
+    Duration::from_secs_f64(results.iter().flat_map(|t| &t.runs).map(|r| r.seconds).sum())
+}
