@@ -83,7 +83,12 @@ impl CommandPattern {
             .split('|')
             .map(|alt| {
                 alt.split("&&")
-                    .map(|p| p.trim().to_lowercase())
+                    .map(|p| {
+                        p.split_whitespace()
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                            .to_lowercase()
+                    })
                     .filter(|p| !p.is_empty())
                     .collect::<Vec<_>>()
             })
@@ -101,7 +106,11 @@ impl CommandPattern {
         &self,
         commands: impl IntoIterator<Item = &'c str>,
     ) -> Result<(), Vec<String>> {
-        let commands: Vec<String> = commands.into_iter().map(str::to_lowercase).collect();
+        // Each command as its script: out of a `bash -lc` wrapper, blanks collapsed.
+        let commands: Vec<String> = commands
+            .into_iter()
+            .map(|c| crate::assertions::script(c).to_lowercase())
+            .collect();
         let mut best: Option<Vec<String>> = None;
         for alt in &self.alternatives {
             let missing: Vec<String> = alt
@@ -141,5 +150,7 @@ mod pattern_tests {
         assert!(p.check(["MAKE CHECK"]).is_ok());
         assert_eq!(p.check(["cargo build"]), Err(vec!["cargo test".to_owned()]));
         assert_eq!(p.check([]), Err(vec!["make check".to_owned()]));
+        let spaced = CommandPattern::new("cargo  test");
+        assert!(spaced.check(["bash -lc 'cargo   test -q'"]).is_ok());
     }
 }

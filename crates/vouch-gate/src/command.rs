@@ -86,7 +86,11 @@ pub fn run_process(
         err_writer
     };
     command
-        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(out_for_child)
         .stderr(err_for_child)
         .process_group(0);
@@ -208,7 +212,13 @@ mod tests {
     fn standard_input_in_and_separate_streams_out() {
         let mut cmd = Command::new("sh");
         cmd.arg("-c").arg("cat; echo oops >&2");
-        let out = run_process(cmd, Some(b"the prompt".to_vec()), Duration::from_secs(10), false).unwrap();
+        let out = run_process(
+            cmd,
+            Some(b"the prompt".to_vec()),
+            Duration::from_secs(10),
+            false,
+        )
+        .unwrap();
         assert_eq!(out.stdout, b"the prompt");
         assert_eq!(out.stderr, b"oops\n");
         assert_eq!(out.exit_code, Some(0));

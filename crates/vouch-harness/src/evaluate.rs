@@ -80,7 +80,13 @@ impl Grader for NoGrader {
 
 /// Evaluates every assertion of `test` on `session`, whose artifacts (for gates) are under
 /// `workdir`.
-pub fn evaluate(test: &TestFile, session: &Session, workdir: &Path, config: &PipelineConfig, grader: &dyn Grader) -> Vec<Row> {
+pub fn evaluate(
+    test: &TestFile,
+    session: &Session,
+    workdir: &Path,
+    config: &PipelineConfig,
+    grader: &dyn Grader,
+) -> Vec<Row> {
     let view = EvidenceView::new(session, workdir, config.validation.paths.clone());
     let cx = GateContext {
         view: &view,

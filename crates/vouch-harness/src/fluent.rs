@@ -26,7 +26,9 @@ use std::ops::Deref;
 use std::path::{Path, PathBuf};
 
 use vouch_evidence::{ArtifactPaths, EvidenceView};
-use vouch_gate::assertions::{CallAssertion, Matcher, Param, Params, Scope, SequenceAssertion, ToolMatch, ToolName};
+use vouch_gate::assertions::{
+    CallAssertion, Matcher, Param, Params, Scope, SequenceAssertion, ToolMatch, ToolName,
+};
 use vouch_gate::{GateContext, Predicate, Verdict};
 use vouch_session::ReadOptions;
 
@@ -44,13 +46,19 @@ impl Session {
         let report = vouch_session::read_path(path, &ReadOptions::default())?;
         Ok(Session {
             inner: report.session,
-            workdir: path.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+            workdir: path
+                .parent()
+                .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
         })
     }
 
     /// Reads a session log from text.
     pub fn parse(text: &str) -> Result<Session, vouch_session::Error> {
-        let report = vouch_session::read_from(text.trim_start().as_bytes(), "<text>", &ReadOptions::default())?;
+        let report = vouch_session::read_from(
+            text.trim_start().as_bytes(),
+            "<text>",
+            &ReadOptions::default(),
+        )?;
         Ok(Session {
             inner: report.session,
             workdir: PathBuf::from("."),
@@ -185,7 +193,10 @@ impl<'s> Expectation<'s> {
                 succeeded: None,
             })
             .collect();
-        run(self.session, &SequenceAssertion::new(steps, self.scope.clone()))
+        run(
+            self.session,
+            &SequenceAssertion::new(steps, self.scope.clone()),
+        )
     }
 }
 
@@ -237,12 +248,19 @@ impl<'s> ToolExpectation<'s> {
 
     /// The `n`th call of the tool (from 1) has parameter `key` matching.
     #[must_use]
-    pub fn nth_call_with(mut self, n: u32, key: &str, matcher: impl IntoMatcher) -> ToolExpectation<'s> {
+    pub fn nth_call_with(
+        mut self,
+        n: u32,
+        key: &str,
+        matcher: impl IntoMatcher,
+    ) -> ToolExpectation<'s> {
         let param = Param {
             key: key.to_owned(),
             matcher: matcher.into_matcher(),
         };
-        self.assertion.positions.push((n.max(1), Params(vec![param])));
+        self.assertion
+            .positions
+            .push((n.max(1), Params(vec![param])));
         self
     }
 
@@ -321,11 +339,10 @@ fn run(session: &Session, predicate: &dyn Predicate) -> Outcome {
 }
 
 fn check(outcome: &Outcome) {
-    if !outcome.passed {
-        panic!(
-            "assertion failed: {}\n{}",
-            outcome.description,
-            outcome.reason.as_deref().unwrap_or("")
-        );
-    }
+    assert!(
+        outcome.passed,
+        "assertion failed: {}\n{}",
+        outcome.description,
+        outcome.reason.as_deref().unwrap_or("")
+    );
 }

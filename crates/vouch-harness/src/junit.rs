@@ -16,19 +16,35 @@ pub fn to_junit(results: &[TestResult]) -> Result<String, quick_junit::Serialize
         let mut out = String::new();
         let mut failures = Vec::new();
         for run in &test.runs {
-            let _ = writeln!(out, "run {}: {}", run.run, if run.passed { "passed" } else { "failed" });
+            let _ = writeln!(
+                out,
+                "run {}: {}",
+                run.run,
+                if run.passed { "passed" } else { "failed" }
+            );
             if let Some(e) = &run.error {
                 let _ = writeln!(out, "  error: {e}");
                 failures.push(format!("run {}: {e}", run.run));
             }
             for row in &run.rows {
-                let mark = if row.passed { "✓" } else if row.skipped { "-" } else { "✗" };
+                let mark = if row.passed {
+                    "✓"
+                } else if row.skipped {
+                    "-"
+                } else {
+                    "✗"
+                };
                 let _ = writeln!(out, "  {mark} {}", row.description);
                 if let Some(reason) = &row.reason {
                     let _ = writeln!(out, "      {reason}");
                 }
                 if !row.passed && !row.skipped {
-                    failures.push(format!("run {}: {}: {}", run.run, row.description, row.reason.as_deref().unwrap_or("")));
+                    failures.push(format!(
+                        "run {}: {}: {}",
+                        run.run,
+                        row.description,
+                        row.reason.as_deref().unwrap_or("")
+                    ));
                 }
             }
         }
@@ -36,7 +52,10 @@ pub fn to_junit(results: &[TestResult]) -> Result<String, quick_junit::Serialize
             TestCaseStatus::success()
         } else {
             let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
-            let message = failures.first().cloned().unwrap_or_else(|| "too few runs passed".to_owned());
+            let message = failures
+                .first()
+                .cloned()
+                .unwrap_or_else(|| "too few runs passed".to_owned());
             status.set_message(message);
             status.set_type("vouch.assertion");
             status.set_description(failures.join("\n"));
@@ -44,7 +63,9 @@ pub fn to_junit(results: &[TestResult]) -> Result<String, quick_junit::Serialize
         };
         let mut case = TestCase::new(test.name.clone(), status);
         case.set_classname(test.path.display().to_string());
-        case.set_time(Duration::from_secs_f64(test.runs.iter().map(|r| r.seconds).sum()));
+        case.set_time(Duration::from_secs_f64(
+            test.runs.iter().map(|r| r.seconds).sum(),
+        ));
         case.set_system_out(out);
         suite.add_test_case(case);
     }

@@ -147,7 +147,8 @@ const TEST_KEYS: &[&str] = &[
 
 /// Loads the test file at `path`.
 pub fn load(path: &Path) -> Result<TestFile, ConfigErrors> {
-    let text = std::fs::read_to_string(path).map_err(|e| ConfigErrors::whole(path, format!("failed to read the file: {e}")))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| ConfigErrors::whole(path, format!("failed to read the file: {e}")))?;
     parse(path, &text)
 }
 
@@ -167,14 +168,17 @@ pub fn parse(path: &Path, text: &str) -> Result<TestFile, ConfigErrors> {
             Ok(test)
         }
         _ => {
-            r.errors.sort_by_key(|e| (e.location.line, e.location.column));
+            r.errors
+                .sort_by_key(|e| (e.location.line, e.location.column));
             Err(ConfigErrors::new(path, text, r.errors))
         }
     }
 }
 
 fn read(r: &mut Reader, path: &Path, root: &Spanned<Node>) -> Option<TestFile> {
-    let base = path.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let base = path
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
     let resolve = |p: &str| base.join(p);
     let mut m = r.map(root, "")?;
     let name = text_key(r, &mut m, "name");
@@ -183,42 +187,38 @@ fn read(r: &mut Reader, path: &Path, root: &Spanned<Node>) -> Option<TestFile> {
     }
     let prompt = text_key(r, &mut m, "prompt");
     let _ = m.get("description");
-    let agent = text_key(r, &mut m, "agent").map_or(AgentKind::ClaudeCode, |a| AgentKind::from_name(&a));
+    let agent =
+        text_key(r, &mut m, "agent").map_or(AgentKind::ClaudeCode, |a| AgentKind::from_name(&a));
     let session = text_key(r, &mut m, "session").map(|s| resolve(&s));
     if prompt.is_none() && session.is_none() {
-        r.error(m.location, "prompt", "a test needs a `prompt` (or a recorded `session` to evaluate)", None);
+        r.error(
+            m.location,
+            "prompt",
+            "a test needs a `prompt` (or a recorded `session` to evaluate)",
+            None,
+        );
     }
     let workdir = text_key(r, &mut m, "workdir").map(|s| resolve(&s));
-    let setup = m.get("setup").map(|(n, p)| read_setup(r, n, &p, &resolve)).unwrap_or_default();
-    let timeout = m.get("timeout").and_then(|(n, p)| duration(r, n, &p)).unwrap_or(Duration::from_secs(600));
+    let setup = m
+        .get("setup")
+        .map(|(n, p)| read_setup(r, n, &p, &resolve))
+        .unwrap_or_default();
+    let timeout = m
+        .get("timeout")
+        .and_then(|(n, p)| duration(r, n, &p))
+        .unwrap_or(Duration::from_secs(600));
     let model = text_key(r, &mut m, "model");
     let permission_mode = text_key(r, &mut m, "permission_mode");
     let allowed_tools = m
         .get("allowed_tools")
         .map(|(n, p)| r.strings(n, &p).into_iter().map(|(s, _)| s).collect())
         .unwrap_or_default();
-    let repeat = match m.get("repeat") {
-        Some((n, p)) => match r.number(n, &p) {
-            Some(0) => {
-                r.error(Location::of(n), &p, "`repeat` must be at least 1", None);
-                1
-            }
-            Some(v) => v,
-            None => 1,
-        },
-        None => 1,
-    };
-    let pass_rate = match m.get("pass_rate") {
-        Some((n, p)) => match &n.value {
-            Node::Float(f) if (0.0..=1.0).contains(f) => *f,
-            Node::Int(i) if (0..=1).contains(i) => f64::from(u8::try_from(*i).unwrap_or(1)),
-            other => {
-                r.error(Location::of(n), &p, format!("`pass_rate` is a share from 0 to 1, found {}", other.kind()), Some("`pass_rate: 0.6` passes when 3 of 5 runs pass".into()));
-                1.0
-            }
-        },
-        None => 1.0,
-    };
+    let repeat = m
+        .get("repeat")
+        .map_or(1, |(node, at)| read_repeat(r, node, &at));
+    let pass_rate = m
+        .get("pass_rate")
+        .map_or(1.0, |(node, at)| read_pass_rate(r, node, &at));
     let assertions = match m.get("assertions") {
         Some((n, p)) => read_assertions(r, n, &p),
         None => {
@@ -246,12 +246,65 @@ fn read(r: &mut Reader, path: &Path, root: &Spanned<Node>) -> Option<TestFile> {
     })
 }
 
+/// Reads `repeat`: a whole number, at least 1.
+fn read_repeat(r: &mut Reader, node: &Spanned<Node>, at: &str) -> u32 {
+    match r.number(node, at) {
+        Some(0) => {
+            r.error(Location::of(node), at, "`repeat` must be at least 1", None);
+            1
+        }
+        Some(runs) => runs,
+        None => 1,
+    }
+}
+
+/// Reads `pass_rate`: a share from 0 to 1.
+fn read_pass_rate(r: &mut Reader, node: &Spanned<Node>, at: &str) -> f64 {
+    match &node.value {
+        Node::Float(share) if (0.0..=1.0).contains(share) => *share,
+        Node::Int(share) if (0..=1).contains(share) => f64::from(u8::try_from(*share).unwrap_or(1)),
+        other => {
+            let found = other
+                .scalar()
+                .map_or_else(|| other.kind().to_owned(), |s| format!("`{s}`"));
+            r.error(
+                Location::of(node),
+                at,
+                format!("`pass_rate` is a share from 0 to 1, found {found}"),
+                Some("`pass_rate: 0.6` passes when 3 of 5 runs pass".into()),
+            );
+            1.0
+        }
+    }
+}
+
+/// Reads a review's `threshold`: a whole number from 1 to 10.
+fn read_threshold(r: &mut Reader, node: &Spanned<Node>, at: &str) -> u8 {
+    match &node.value {
+        Node::Int(score) if (1..=10).contains(score) => u8::try_from(*score).unwrap_or(7),
+        _ => {
+            r.error(
+                Location::of(node),
+                at,
+                "`threshold` is a whole number from 1 to 10",
+                None,
+            );
+            7
+        }
+    }
+}
+
 fn text_key(r: &mut Reader, m: &mut Map<'_>, key: &str) -> Option<String> {
     m.get(key).and_then(|(n, p)| r.string(n, &p))
 }
 
 /// Reads `setup`: a folder, a list of folders, or a mapping of file paths to contents.
-fn read_setup(r: &mut Reader, node: &Spanned<Node>, path: &str, resolve: &dyn Fn(&str) -> PathBuf) -> Vec<Setup> {
+fn read_setup(
+    r: &mut Reader,
+    node: &Spanned<Node>,
+    path: &str,
+    resolve: &dyn Fn(&str) -> PathBuf,
+) -> Vec<Setup> {
     match &node.value {
         Node::Map(entries) => {
             let files = entries
@@ -263,7 +316,11 @@ fn read_setup(r: &mut Reader, node: &Spanned<Node>, path: &str, resolve: &dyn Fn
                 .collect();
             vec![Setup::Files(files)]
         }
-        _ => r.strings(node, path).into_iter().map(|(s, _)| Setup::Folder(resolve(&s))).collect(),
+        _ => r
+            .strings(node, path)
+            .into_iter()
+            .map(|(s, _)| Setup::Folder(resolve(&s)))
+            .collect(),
     }
 }
 
@@ -281,7 +338,12 @@ fn duration(r: &mut Reader, node: &Spanned<Node>, path: &str) -> Option<Duration
     match digits.parse::<u64>() {
         Ok(n) if n > 0 && scale > 0 => Some(Duration::from_secs(n * scale)),
         _ => {
-            r.error(Location::of(node), path, format!("`{text}` is not a duration"), Some("seconds, or `90s`, `5m`, `1h`".into()));
+            r.error(
+                Location::of(node),
+                path,
+                format!("`{text}` is not a duration"),
+                Some("seconds, or `90s`, `5m`, `1h`".into()),
+            );
             None
         }
     }
@@ -293,7 +355,12 @@ fn read_assertions(r: &mut Reader, node: &Spanned<Node>, path: &str) -> Vec<Asse
         return Vec::new();
     };
     if items.is_empty() {
-        r.error(Location::of(node), path, "a test needs at least one assertion", None);
+        r.error(
+            Location::of(node),
+            path,
+            "a test needs at least one assertion",
+            None,
+        );
     }
     items
         .iter()
@@ -328,7 +395,12 @@ fn read_assertion(r: &mut Reader, node: &Spanned<Node>, path: &str) -> Option<As
         r.unknown_keys(&m, &["stdout", "description"]);
         AssertionKind::Stdout(review?)
     } else {
-        r.error(location, path, "an assertion is one of `tool`, `sequence`, `gate` or `stdout`", None);
+        r.error(
+            location,
+            path,
+            "an assertion is one of `tool`, `sequence`, `gate` or `stdout`",
+            None,
+        );
         return None;
     };
     Some(Assertion {
@@ -340,37 +412,58 @@ fn read_assertion(r: &mut Reader, node: &Spanned<Node>, path: &str) -> Option<As
 
 fn read_stdout(r: &mut Reader, node: &Spanned<Node>, path: &str) -> Option<StdoutReview> {
     let mut m = r.map(node, path)?;
-    for removed in ["exists", "contains", "not_contains", "matches", "not_matches"] {
+    for removed in [
+        "exists",
+        "contains",
+        "not_contains",
+        "matches",
+        "not_matches",
+    ] {
         if let Some((n, p)) = m.get(removed) {
             r.error(
                 Location::of(n),
                 &p,
                 format!("`stdout.{removed}` was removed: stdout assertions are LLM reviews"),
-                Some("write `review: \"<criteria in words>\"` (and `threshold:` from 1 to 10)".into()),
+                Some(
+                    "write `review: \"<criteria in words>\"` (and `threshold:` from 1 to 10)"
+                        .into(),
+                ),
             );
         }
     }
     let review = text_key(r, &mut m, "review").filter(|s| !s.trim().is_empty());
     if review.is_none() {
-        r.error(m.location, path, "a stdout assertion needs `review`: the criteria, in words", None);
+        r.error(
+            m.location,
+            path,
+            "a stdout assertion needs `review`: the criteria, in words",
+            None,
+        );
     }
-    let threshold = match m.get("threshold") {
-        Some((n, p)) => match &n.value {
-            Node::Int(t) if (1..=10).contains(t) => u8::try_from(*t).unwrap_or(7),
-            _ => {
-                r.error(Location::of(n), &p, "`threshold` is a whole number from 1 to 10", None);
-                7
-            }
-        },
-        None => 7,
-    };
+    let threshold = m
+        .get("threshold")
+        .map_or(7, |(node, at)| read_threshold(r, node, &at));
     let model = text_key(r, &mut m, "model");
     let agent = text_key(r, &mut m, "agent");
     let samples = match m.get("samples") {
         Some((n, p)) => r.number(n, &p).filter(|s| *s >= 1).unwrap_or(1),
         None => 1,
     };
-    r.unknown_keys(&m, &["review", "threshold", "model", "agent", "samples", "exists", "contains", "not_contains", "matches", "not_matches"]);
+    r.unknown_keys(
+        &m,
+        &[
+            "review",
+            "threshold",
+            "model",
+            "agent",
+            "samples",
+            "exists",
+            "contains",
+            "not_contains",
+            "matches",
+            "not_matches",
+        ],
+    );
     Some(StdoutReview {
         review: review?,
         threshold,

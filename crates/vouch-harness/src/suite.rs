@@ -8,13 +8,13 @@ use std::time::{Duration, Instant};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Serialize;
-use vouch_gate::PipelineConfig;
 use vouch_gate::ConfigErrors;
+use vouch_gate::PipelineConfig;
 use vouch_gate::yaml::{Node, Reader, parse_yaml};
 
 use crate::evaluate::{Grader, Row, evaluate};
-use crate::runner::{AgentRun, runner_for};
-use crate::spec::{Setup, TestFile};
+use crate::runner::{AgentRun, AgentRunner, runner_for};
+use crate::spec::{AgentKind, Setup, TestFile};
 
 /// The `tests:` section of `vouch.yaml`: which files are tests.
 #[derive(Debug, Clone)]
@@ -29,14 +29,30 @@ pub struct TestConfig {
 impl Default for TestConfig {
     fn default() -> TestConfig {
         TestConfig {
-            patterns: vec!["*.vouch.yaml".into(), "*.vouch.yml".into(), "*.aptitude.yaml".into(), "*.aptitude.yml".into()],
-            exclude: vec!["target".into(), "node_modules".into(), ".git".into(), ".vouch".into()],
+            patterns: vec![
+                "*.vouch.yaml".into(),
+                "*.vouch.yml".into(),
+                "*.aptitude.yaml".into(),
+                "*.aptitude.yml".into(),
+            ],
+            exclude: vec![
+                "target".into(),
+                "node_modules".into(),
+                ".git".into(),
+                ".vouch".into(),
+            ],
         }
     }
 }
 
 /// File names that are configurations, never tests (vouch's, and the peer's).
-const CONFIG_NAMES: &[&str] = &["vouch.yaml", "vouch.yml", ".aptitude.yaml", ".aptitude.yml", "default.aptitude.yaml"];
+const CONFIG_NAMES: &[&str] = &[
+    "vouch.yaml",
+    "vouch.yml",
+    ".aptitude.yaml",
+    ".aptitude.yml",
+    "default.aptitude.yaml",
+];
 
 /// Reads the `tests:` section of the `vouch.yaml` at `path`; the defaults when the file or the
 /// section is absent. Other sections belong to other commands and are left alone.
@@ -100,7 +116,10 @@ fn walk(dir: &Path, set: &GlobSet, config: &TestConfig, found: &mut Vec<PathBuf>
     let mut entries: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
     entries.sort();
     for path in entries {
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         if config.exclude.iter().any(|e| e == &name) {
             continue;
         }
@@ -128,9 +147,15 @@ fn is_test(path: &Path) -> bool {
     }
 }
 
+/// What gives the runner of an agent (default: [`runner_for`], the agents on `PATH`).
+pub type Runners = dyn Fn(&AgentKind) -> Result<Box<dyn AgentRunner>, String> + Sync;
+
 /// How a suite runs.
 #[non_exhaustive]
-#[allow(missing_debug_implementations, reason = "it holds closures and trait objects")]
+#[allow(
+    missing_debug_implementations,
+    reason = "it holds closures and trait objects"
+)]
 pub struct RunOptions<'a> {
     /// Runs at once.
     pub jobs: usize,
@@ -140,17 +165,32 @@ pub struct RunOptions<'a> {
     pub grader: &'a dyn Grader,
     /// Told of each run as it starts and ends.
     pub progress: &'a (dyn Fn(Progress<'_>) + Sync),
+    /// Returns the runner of an agent (default: [`runner_for`], the agents on `PATH`).
+    pub runners: &'a Runners,
 }
 
 impl<'a> RunOptions<'a> {
     /// Returns options for `jobs` runs at once.
-    pub fn new(jobs: usize, config: &'a PipelineConfig, grader: &'a dyn Grader, progress: &'a (dyn Fn(Progress<'_>) + Sync)) -> RunOptions<'a> {
+    pub fn new(
+        jobs: usize,
+        config: &'a PipelineConfig,
+        grader: &'a dyn Grader,
+        progress: &'a (dyn Fn(Progress<'_>) + Sync),
+    ) -> RunOptions<'a> {
         RunOptions {
             jobs: jobs.max(1),
             config,
             grader,
             progress,
+            runners: &runner_for,
         }
+    }
+
+    /// Returns these options with agents run by `runners` instead of the ones on `PATH`.
+    #[must_use]
+    pub fn with_runners(mut self, runners: &'a Runners) -> RunOptions<'a> {
+        self.runners = runners;
+        self
     }
 }
 
@@ -236,7 +276,11 @@ pub fn run(tests: &[TestFile], options: &RunOptions<'_>) -> Vec<TestResult> {
         .iter()
         .enumerate()
         .flat_map(|(t, test)| {
-            let runs = if test.session.is_some() { 1 } else { test.repeat };
+            let runs = if test.session.is_some() {
+                1
+            } else {
+                test.repeat
+            };
             (1..=runs).map(move |r| (t, r))
         })
         .collect();
@@ -252,7 +296,10 @@ pub fn run(tests: &[TestFile], options: &RunOptions<'_>) -> Vec<TestResult> {
                     let test = &tests[t];
                     (options.progress)(Progress::Started { test, run: r });
                     let result = run_once(test, r, options);
-                    (options.progress)(Progress::Finished { test, result: &result });
+                    (options.progress)(Progress::Finished {
+                        test,
+                        result: &result,
+                    });
                     if let Ok(mut all) = results.lock() {
                         all.push((t, result));
                     }
@@ -266,16 +313,21 @@ pub fn run(tests: &[TestFile], options: &RunOptions<'_>) -> Vec<TestResult> {
         .iter()
         .enumerate()
         .map(|(t, test)| {
-            let runs: Vec<RunResult> = all.iter().filter(|(i, _)| *i == t).map(|(_, r)| r.clone()).collect();
-            let passed = runs.iter().filter(|r| r.passed).count();
+            let runs: Vec<RunResult> = all
+                .iter()
+                .filter(|(i, _)| *i == t)
+                .map(|(_, r)| r.clone())
+                .collect();
+            let count = |n: usize| f64::from(u32::try_from(n).unwrap_or(u32::MAX));
+            let passed = count(runs.iter().filter(|r| r.passed).count());
             // A share of runs, compared in whole runs to avoid rounding surprises.
-            let needed = (test.pass_rate * runs.len() as f64 - 1e-9).ceil().max(0.0);
+            let needed = (test.pass_rate * count(runs.len()) - 1e-9).ceil().max(0.0);
             TestResult {
                 name: test.name.clone(),
                 path: test.path.clone(),
                 agent: test.agent.as_str().to_owned(),
                 pass_rate: test.pass_rate,
-                passed: !runs.is_empty() && passed as f64 >= needed,
+                passed: !runs.is_empty() && passed >= needed,
                 runs,
             }
         })
@@ -302,25 +354,43 @@ pub fn run_once(test: &TestFile, run: u32, options: &RunOptions<'_>) -> RunResul
         }
     };
     if let Some(log) = &test.session {
-        let workdir = test.workdir.clone().unwrap_or_else(|| test.path.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf));
+        let workdir = test.workdir.clone().unwrap_or_else(|| {
+            test.path
+                .parent()
+                .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+        });
         return match vouch_session::read_path(log, &vouch_session::ReadOptions::default()) {
             Ok(report) => {
-                let rows = evaluate(test, &report.session, &workdir, options.config, options.grader);
+                let rows = evaluate(
+                    test,
+                    &report.session,
+                    &workdir,
+                    options.config,
+                    options.grader,
+                );
                 let mut agent = AgentRun::failed("");
                 agent.error = None;
                 agent.source = Some(log.display().to_string());
                 finish(rows, agent)
             }
-            Err(e) => finish(Vec::new(), AgentRun::failed(format!("could not read the recorded session: {e}"))),
+            Err(e) => finish(
+                Vec::new(),
+                AgentRun::failed(format!("could not read the recorded session: {e}")),
+            ),
         };
     }
-    let runner = match runner_for(&test.agent) {
+    let runner = match (options.runners)(&test.agent) {
         Ok(runner) => runner,
         Err(e) => return finish(Vec::new(), AgentRun::failed(e)),
     };
     let dir = match prepare(test) {
         Ok(dir) => dir,
-        Err(e) => return finish(Vec::new(), AgentRun::failed(format!("could not prepare the run's directory: {e}"))),
+        Err(e) => {
+            return finish(
+                Vec::new(),
+                AgentRun::failed(format!("could not prepare the run's directory: {e}")),
+            );
+        }
     };
     let agent = runner.run(test, dir.path());
     let rows = match &agent.session {
@@ -377,7 +447,10 @@ pub fn filter(tests: Vec<TestFile>, filter: &str) -> Vec<TestFile> {
     let f = filter.to_lowercase();
     tests
         .into_iter()
-        .filter(|t| t.name.to_lowercase().contains(&f) || t.path.to_string_lossy().to_lowercase().contains(&f))
+        .filter(|t| {
+            t.name.to_lowercase().contains(&f)
+                || t.path.to_string_lossy().to_lowercase().contains(&f)
+        })
         .collect()
 }
 
@@ -395,5 +468,11 @@ pub fn partition(mut tests: Vec<TestFile>, k: usize, n: usize) -> Vec<TestFile> 
 
 /// The whole suite's time, for reports.
 pub fn total(results: &[TestResult]) -> Duration {
-    Duration::from_secs_f64(results.iter().flat_map(|t| &t.runs).map(|r| r.seconds).sum())
+    Duration::from_secs_f64(
+        results
+            .iter()
+            .flat_map(|t| &t.runs)
+            .map(|r| r.seconds)
+            .sum(),
+    )
 }

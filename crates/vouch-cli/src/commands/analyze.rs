@@ -51,7 +51,10 @@ pub(crate) fn run(args: &AnalyzeArgs, ui: &mut Ui) -> Result<u8, CommandError> {
         ui.warn(format_args!("{}:{}: {w}", test.path.display(), w.location));
     }
     if !args.log.is_file() {
-        return Err(CommandError::input(format!("cannot read `{}`: no such file", args.log.display())));
+        return Err(CommandError::input(format!(
+            "cannot read `{}`: no such file",
+            args.log.display()
+        )));
     }
     test.session = Some(args.log.clone());
     if let Some(w) = &args.workdir {
@@ -59,7 +62,11 @@ pub(crate) fn run(args: &AnalyzeArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     }
     let pipeline = pipeline_config(std::path::Path::new("vouch.yaml"), ui)?;
     let (results, wall) = execute(std::slice::from_ref(&test), 1, false, &pipeline);
-    if let Some(error) = results.first().and_then(|t| t.runs.first()).and_then(|r| r.error.clone()) {
+    if let Some(error) = results
+        .first()
+        .and_then(|t| t.runs.first())
+        .and_then(|r| r.error.clone())
+    {
         return Err(CommandError::input(error));
     }
     report(&results, wall, args.format, args.junit.as_ref(), ui)

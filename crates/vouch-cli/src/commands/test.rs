@@ -72,7 +72,10 @@ pub(crate) enum Format {
 
 fn parse_partition(s: &str) -> Result<(usize, usize), String> {
     let (k, n) = s.split_once('/').ok_or("expected K/N, as 2/4")?;
-    let (k, n): (usize, usize) = (k.trim().parse().map_err(|_| "K is not a number")?, n.trim().parse().map_err(|_| "N is not a number")?);
+    let (k, n): (usize, usize) = (
+        k.trim().parse().map_err(|_| "K is not a number")?,
+        n.trim().parse().map_err(|_| "N is not a number")?,
+    );
     if n == 0 || k == 0 || k > n {
         return Err(format!("{s}: K must be from 1 to N"));
     }
@@ -80,7 +83,11 @@ fn parse_partition(s: &str) -> Result<(usize, usize), String> {
 }
 
 /// Loads every test of `paths`; prints every problem and fails when one does not load.
-pub(crate) fn load_tests(paths: &[PathBuf], config: &TestConfig, ui: &mut Ui) -> Result<Vec<TestFile>, CommandError> {
+pub(crate) fn load_tests(
+    paths: &[PathBuf],
+    config: &TestConfig,
+    ui: &mut Ui,
+) -> Result<Vec<TestFile>, CommandError> {
     let files = suite::discover(paths, config).map_err(CommandError::input)?;
     let mut tests = Vec::new();
     let mut failed: Vec<ConfigErrors> = Vec::new();
@@ -112,7 +119,11 @@ pub(crate) fn run(args: &TestArgs, ui: &mut Ui) -> Result<u8, CommandError> {
         let _ = config_errors::write(&mut ui.err, &e, color);
         CommandError::reported()
     })?;
-    let paths = if args.paths.is_empty() { vec![PathBuf::from(".")] } else { args.paths.clone() };
+    let paths = if args.paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        args.paths.clone()
+    };
     let mut tests = load_tests(&paths, &config, ui)?;
     if let Some(f) = &args.filter {
         tests = suite::filter(tests, f);
@@ -126,7 +137,9 @@ pub(crate) fn run(args: &TestArgs, ui: &mut Ui) -> Result<u8, CommandError> {
         }
         return Ok(exit_codes::PASS);
     }
-    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, std::num::NonZero::get));
     let pipeline = pipeline_config(&args.config, ui)?;
     let results = execute(&tests, jobs, args.format == Format::Human, &pipeline);
     report(&results.0, results.1, args.format, args.junit.as_ref(), ui)
@@ -139,7 +152,16 @@ pub(crate) fn execute(
     human: bool,
     pipeline: &PipelineConfig,
 ) -> (Vec<vouch_harness::TestResult>, std::time::Duration) {
-    let total: u64 = tests.iter().map(|t| if t.session.is_some() { 1 } else { u64::from(t.repeat) }).sum();
+    let total: u64 = tests
+        .iter()
+        .map(|t| {
+            if t.session.is_some() {
+                1
+            } else {
+                u64::from(t.repeat)
+            }
+        })
+        .sum();
     let bar = (human && std::io::stderr().is_terminal() && total > 1).then(|| {
         let bar = indicatif::ProgressBar::new(total);
         bar.set_style(
@@ -168,7 +190,10 @@ pub(crate) fn execute(
 
 /// Returns the gates' configuration: the pipeline sections of `vouch.yaml` (artifact paths, the
 /// test selector), or the defaults when there is no such file.
-pub(crate) fn pipeline_config(path: &std::path::Path, ui: &mut Ui) -> Result<PipelineConfig, CommandError> {
+pub(crate) fn pipeline_config(
+    path: &std::path::Path,
+    ui: &mut Ui,
+) -> Result<PipelineConfig, CommandError> {
     if !path.is_file() {
         return Ok(PipelineConfig::empty(path));
     }
@@ -188,8 +213,10 @@ pub(crate) fn report(
     ui: &mut Ui,
 ) -> Result<u8, CommandError> {
     if let Some(path) = junit {
-        let xml = vouch_harness::junit::to_junit(results).map_err(|e| CommandError::input(format!("could not write JUnit XML: {e}")))?;
-        std::fs::write(path, xml).map_err(|e| CommandError::input(format!("cannot write `{}`: {e}", path.display())))?;
+        let xml = vouch_harness::junit::to_junit(results)
+            .map_err(|e| CommandError::input(format!("could not write JUnit XML: {e}")))?;
+        std::fs::write(path, xml)
+            .map_err(|e| CommandError::input(format!("cannot write `{}`: {e}", path.display())))?;
     }
     match format {
         Format::Json => {
@@ -201,5 +228,9 @@ pub(crate) fn report(
             render::write(&mut out, styles, results, wall)?;
         }
     }
-    Ok(if results.iter().all(|t| t.passed) { exit_codes::PASS } else { exit_codes::CHECK_FAILED })
+    Ok(if results.iter().all(|t| t.passed) {
+        exit_codes::PASS
+    } else {
+        exit_codes::CHECK_FAILED
+    })
 }

@@ -10,13 +10,22 @@ use vouch_harness::suite::{RunResult, TestResult};
 use crate::ui::{Styles, plural};
 
 /// Writes every test's result and the summary.
-pub(crate) fn write(out: &mut impl Write, styles: &Styles, results: &[TestResult], wall: Duration) -> io::Result<()> {
+pub(crate) fn write(
+    out: &mut impl Write,
+    styles: &Styles,
+    results: &[TestResult],
+    wall: Duration,
+) -> io::Result<()> {
     for test in results {
         test_line(out, styles, test)?;
     }
     let failed = results.iter().filter(|t| !t.passed).count();
     let passed = results.len() - failed;
-    let (s, word) = if failed == 0 { (styles.pass, "passed") } else { (styles.fail, "failed") };
+    let (s, word) = if failed == 0 {
+        (styles.pass, "passed")
+    } else {
+        (styles.fail, "failed")
+    };
     writeln!(
         out,
         "\n{s}{word}{s:#}: {} passed, {} failed ({} in {:.2}s)",
@@ -28,19 +37,42 @@ pub(crate) fn write(out: &mut impl Write, styles: &Styles, results: &[TestResult
 }
 
 fn test_line(out: &mut impl Write, styles: &Styles, test: &TestResult) -> io::Result<()> {
-    let (mark, s) = if test.passed { ("✓", styles.pass) } else { ("✗", styles.fail) };
+    let (mark, s) = if test.passed {
+        ("✓", styles.pass)
+    } else {
+        ("✗", styles.fail)
+    };
     let d = styles.dim;
     let seconds: f64 = test.runs.iter().map(|r| r.seconds).sum();
     let runs = if test.runs.len() > 1 {
-        format!(" — {}/{} runs passed (pass_rate {})", test.passed_runs(), test.runs.len(), test.pass_rate)
+        format!(
+            " — {}/{} runs passed (pass_rate {})",
+            test.passed_runs(),
+            test.runs.len(),
+            test.pass_rate
+        )
     } else {
         String::new()
     };
-    writeln!(out, "{s}{mark}{s:#} {}{runs} {d}{} {:.2}s{d:#}", test.name, test.path.display(), seconds)?;
+    writeln!(
+        out,
+        "{s}{mark}{s:#} {}{runs} {d}{} {:.2}s{d:#}",
+        test.name,
+        test.path.display(),
+        seconds
+    )?;
     for run in &test.runs {
         if test.runs.len() > 1 {
-            let (mark, rs) = if run.passed { ("✓", styles.pass) } else { ("✗", styles.fail) };
-            writeln!(out, "    {rs}{mark}{rs:#} run {} {d}{:.2}s{d:#}", run.run, run.seconds)?;
+            let (mark, rs) = if run.passed {
+                ("✓", styles.pass)
+            } else {
+                ("✗", styles.fail)
+            };
+            writeln!(
+                out,
+                "    {rs}{mark}{rs:#} run {} {d}{:.2}s{d:#}",
+                run.run, run.seconds
+            )?;
             // Rows of passing repeats are the same as the first: show the failing runs' rows.
             if run.passed {
                 continue;
@@ -71,7 +103,10 @@ fn rows(out: &mut impl Write, styles: &Styles, run: &RunResult, indent: usize) -
         } else {
             ("✗", styles.fail)
         };
-        let score = row.score.map(|s| format!(" {d}(score {s}){d:#}")).unwrap_or_default();
+        let score = row
+            .score
+            .map(|s| format!(" {d}(score {s}){d:#}"))
+            .unwrap_or_default();
         writeln!(out, "{pad}{s}{mark}{s:#} {}{score}", row.description)?;
         if let Some(reason) = &row.reason {
             for line in reason.lines() {

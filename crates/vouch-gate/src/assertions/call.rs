@@ -203,7 +203,8 @@ impl Predicate for CallAssertion {
     fn describe(&self) -> String {
         let a = self;
         let mut out = a.target.tool.as_str().to_owned();
-        let not = a.called == Some(false) || (a.max_calls == Some(0) && a.min_calls.is_none() && a.call_count.is_none());
+        let not = a.called == Some(false)
+            || (a.max_calls == Some(0) && a.min_calls.is_none() && a.call_count.is_none());
         out.push_str(if not { " not called" } else { " called" });
         if !a.target.params.is_empty() {
             let _ = write!(out, " with {}", a.target.params);

@@ -75,7 +75,8 @@ impl Matcher {
         };
         let regex = Regex::new(&source).map_err(|e| {
             let detail = e.to_string();
-            let last = detail.lines().last().unwrap_or("").trim().to_owned();
+            let last = detail.lines().last().unwrap_or("").trim();
+            let last = last.strip_prefix("error: ").unwrap_or(last);
             format!("invalid regex `{pattern}`: {last}")
         })?;
         Ok(Matcher::Regex {

@@ -11,7 +11,7 @@ mod tool;
 
 pub use call::{CallAssertion, Scope, ToolMatch, show as show_call};
 pub use matcher::{Matcher, Shape, shape};
-pub use params::{Param, Params, value as param_value};
+pub use params::{Param, Params, script, value as param_value};
 pub use sequence::SequenceAssertion;
 pub use spec::CALL_KEYS;
 pub use tool::ToolName;

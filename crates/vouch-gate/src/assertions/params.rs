@@ -50,15 +50,14 @@ impl fmt::Display for Params {
 
 /// Returns the value at `key` (a dotted path; numbers index lists) in the call's arguments, as
 /// text (strings as they are, anything else as JSON). A shell call's `command` is the script
-/// however the agent spells it (Codex's `["bash", "-lc", "…"]` gives `…`), and a file call's
-/// `file_path` or `path` falls back to the path vouch reads from any agent's arguments, so one
-/// test reads every agent's log.
+/// however the agent spells it ([`script`]), and a file call's `file_path` or `path` falls back
+/// to the path vouch reads from any agent's arguments, so one test reads every agent's log.
 pub fn value<'c>(call: &'c ToolCall, key: &str) -> Option<Cow<'c, str>> {
-    if matches!(key, "command" | "cmd") && call.kind == ToolKind::Shell {
-        // The script, however the agent spells it.
-        if let Some(command) = call.command() {
-            return Some(Cow::Borrowed(command));
-        }
+    if matches!(key, "command" | "cmd")
+        && call.kind == ToolKind::Shell
+        && let Some(command) = call.command()
+    {
+        return Some(script(command));
     }
     let mut at = call.args.value();
     let mut found = true;
@@ -88,6 +87,122 @@ pub fn value<'c>(call: &'c ToolCall, key: &str) -> Option<Cow<'c, str>> {
         }
         _ => None,
     }
+}
+
+/// The shells whose `-c` wrapper [`script`] removes.
+const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh"];
+
+/// Returns the script a shell command runs, as a test compares it: a `bash -lc '<script>'`
+/// wrapper (any of [`SHELLS`], by path too, with `-c` among its flags) is taken off and its
+/// quoting undone, the ends are trimmed, and runs of blanks outside quotes become one space —
+/// so Codex's `bash -lc 'npm  test'` and Claude Code's `npm test` read alike.
+pub fn script(command: &str) -> Cow<'_, str> {
+    let trimmed = command.trim();
+    let inner = unwrap_shell(trimmed);
+    let text = inner.as_deref().unwrap_or(trimmed);
+    match collapse_blanks(text) {
+        Some(collapsed) => Cow::Owned(collapsed),
+        None if inner.is_some() => Cow::Owned(text.to_owned()),
+        None => Cow::Borrowed(trimmed),
+    }
+}
+
+/// Returns the script of `<shell> [-flags] -c '<script>'`, when `command` is exactly that.
+fn unwrap_shell(command: &str) -> Option<String> {
+    let (program, mut rest) = command.split_once([' ', '\t'])?;
+    let name = program.rsplit('/').next().unwrap_or(program);
+    if !SHELLS.contains(&name) {
+        return None;
+    }
+    let mut has_c = false;
+    loop {
+        rest = rest.trim_start();
+        let Some(flags) = rest.strip_prefix('-') else {
+            break;
+        };
+        let end = flags.find([' ', '\t'])?;
+        let (flags, after) = flags.split_at(end);
+        if flags.is_empty() || !flags.chars().all(|c| c.is_ascii_alphabetic()) {
+            return None;
+        }
+        has_c |= flags.contains('c');
+        rest = after;
+    }
+    if !has_c {
+        return None;
+    }
+    let (word, after) = shell_word(rest)?;
+    after.trim().is_empty().then_some(word)
+}
+
+/// Reads one shell word from the start of `text` (quotes undone), returning it and the rest;
+/// `None` when a quote is left open.
+fn shell_word(text: &str) -> Option<(String, &str)> {
+    let mut word = String::new();
+    let mut chars = text.char_indices();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            ' ' | '\t' | '\n' => return Some((word, &text[i..])),
+            '\'' => loop {
+                match chars.next()? {
+                    (_, '\'') => break,
+                    (_, c) => word.push(c),
+                }
+            },
+            '"' => loop {
+                match chars.next()? {
+                    (_, '"') => break,
+                    (_, '\\') => match chars.next()? {
+                        (_, c @ ('"' | '\\' | '$' | '`')) => word.push(c),
+                        (_, '\n') => {}
+                        (_, c) => {
+                            word.push('\\');
+                            word.push(c);
+                        }
+                    },
+                    (_, c) => word.push(c),
+                }
+            },
+            '\\' => match chars.next() {
+                Some((_, '\n')) | None => {}
+                Some((_, c)) => word.push(c),
+            },
+            c => word.push(c),
+        }
+    }
+    Some((word, ""))
+}
+
+/// Returns `text` with runs of spaces and tabs outside quotes made one space, or `None` when
+/// there are none to collapse.
+fn collapse_blanks(text: &str) -> Option<String> {
+    let mut out = String::with_capacity(text.len());
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    let mut changed = false;
+    let mut last_blank = false;
+    for c in text.chars() {
+        let blank = quote.is_none() && !escaped && (c == ' ' || c == '\t');
+        if blank {
+            if last_blank {
+                changed = true;
+                continue;
+            }
+            changed |= c == '\t';
+            out.push(' ');
+        } else {
+            out.push(c);
+            match (quote, c) {
+                _ if escaped => escaped = false,
+                (Some('\''), '\'') | (Some('"'), '"') => quote = None,
+                (None, '\'' | '"') => quote = Some(c),
+                (None | Some('"'), '\\') => escaped = true,
+                _ => {}
+            }
+        }
+        last_blank = blank;
+    }
+    changed.then_some(out)
 }
 
 #[cfg(test)]
@@ -122,5 +237,36 @@ mod tests {
         );
         assert_eq!(value(&codex, "command").as_deref(), Some("cargo test"));
         assert_eq!(value(&codex, "command.0").as_deref(), Some("bash"));
+    }
+
+    #[test]
+    fn scripts_come_out_of_their_shell_wrappers_with_blanks_collapsed() {
+        let cases = [
+            (r"bash -lc 'cargo test'", "cargo test"),
+            (r#"/bin/zsh -l -c "npm   test""#, "npm test"),
+            (r"sh -c 'echo '\''hi'\'''", "echo 'hi'"),
+            (r#"bash -lc "echo \"a  b\"""#, r#"echo "a  b""#),
+            (
+                "  npm   test\t -- --watch=false ",
+                "npm test -- --watch=false",
+            ),
+            ("echo 'a   b'  c", "echo 'a   b' c"),
+            ("bash script.sh", "bash script.sh"),
+            ("bash -lc 'a' extra", "bash -lc 'a' extra"),
+            ("bash -lc 'unterminated", "bash -lc 'unterminated"),
+            ("python -c 'print(1)'", "python -c 'print(1)'"),
+            ("", ""),
+        ];
+        for (command, expected) in cases {
+            assert_eq!(script(command), expected, "{command}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn scripts_never_panic_and_their_blanks_are_settled(command in r#"[ a-z'"\\\t-]{0,40}"#) {
+            let once = script(&command).into_owned();
+            proptest::prop_assert_eq!(collapse_blanks(&once), None);
+        }
     }
 }

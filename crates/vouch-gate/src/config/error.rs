@@ -33,7 +33,12 @@ pub struct ConfigErrors {
 
 impl ConfigError {
     /// Returns the problem `message` at `location` (key path `key_path`), with a `hint`.
-    pub fn new(location: Location, key_path: &str, message: impl Into<String>, hint: Option<String>) -> ConfigError {
+    pub fn new(
+        location: Location,
+        key_path: &str,
+        message: impl Into<String>,
+        hint: Option<String>,
+    ) -> ConfigError {
         ConfigError {
             location,
             key_path: key_path.to_owned(),
@@ -45,7 +50,11 @@ impl ConfigError {
 
 impl ConfigErrors {
     /// Returns the problems of the file `path` whose text is `source_text`.
-    pub fn new(path: &std::path::Path, source_text: &str, errors: Vec<ConfigError>) -> ConfigErrors {
+    pub fn new(
+        path: &std::path::Path,
+        source_text: &str,
+        errors: Vec<ConfigError>,
+    ) -> ConfigErrors {
         ConfigErrors {
             path: path.to_owned(),
             source_text: source_text.to_owned(),
@@ -55,7 +64,11 @@ impl ConfigErrors {
 
     /// Returns one problem with the file as a whole (it could not be read, say).
     pub fn whole(path: &std::path::Path, message: impl Into<String>) -> ConfigErrors {
-        ConfigErrors::new(path, "", vec![ConfigError::new(Location::default(), "", message, None)])
+        ConfigErrors::new(
+            path,
+            "",
+            vec![ConfigError::new(Location::default(), "", message, None)],
+        )
     }
 }
 

@@ -25,6 +25,10 @@ impl Predicate for CommandSucceeded {
         "CommandSucceeded"
     }
 
+    fn describe(&self) -> String {
+        format!("CommandSucceeded `{}`", self.pattern.as_str())
+    }
+
     fn turns_needed(&self) -> Option<usize> {
         None
     }

@@ -22,6 +22,10 @@ impl Predicate for FileExists {
         "FileExists"
     }
 
+    fn describe(&self) -> String {
+        format!("FileExists {}", self.path.display())
+    }
+
     fn turns_needed(&self) -> Option<usize> {
         Some(0)
     }

@@ -30,6 +30,14 @@ impl Predicate for FilesWritten {
         "FilesWritten"
     }
 
+    fn describe(&self) -> String {
+        format!(
+            "FilesWritten (`{}` of {})",
+            self.field,
+            self.source.display()
+        )
+    }
+
     fn evaluate(&self, cx: &GateContext<'_, '_>) -> Verdict {
         let word = blocked_word(cx.keyword);
         let path = cx.view.resolve(&self.source);

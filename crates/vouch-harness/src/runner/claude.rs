@@ -3,6 +3,7 @@
 //! (`<config>/projects/<project>/<id>.jsonl`, with its subagents) — never "the newest file" —
 //! or, when there is none, the stream it printed.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -15,12 +16,36 @@ use crate::spec::TestFile;
 #[derive(Debug, Clone)]
 pub struct ClaudeCode {
     program: PathBuf,
+    envs: Vec<(OsString, OsString)>,
 }
 
 impl ClaudeCode {
     /// Returns the runner of the `claude` executable at `program`.
     pub fn new(program: PathBuf) -> ClaudeCode {
-        ClaudeCode { program }
+        ClaudeCode {
+            program,
+            envs: Vec::new(),
+        }
+    }
+
+    /// Sets an environment variable of the agent's process; `CLAUDE_CONFIG_DIR` also moves
+    /// where the session log is looked for.
+    #[must_use]
+    pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> ClaudeCode {
+        self.envs.push((key.into(), value.into()));
+        self
+    }
+
+    /// Returns Claude Code's configuration folder: `CLAUDE_CONFIG_DIR` (this runner's, else
+    /// the process's), else `~/.claude`.
+    fn config_dir(&self) -> Option<PathBuf> {
+        self.envs
+            .iter()
+            .rev()
+            .find(|(k, _)| k == "CLAUDE_CONFIG_DIR")
+            .map(|(_, v)| PathBuf::from(v))
+            .or_else(|| std::env::var_os("CLAUDE_CONFIG_DIR").map(PathBuf::from))
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".claude")))
     }
 }
 
@@ -33,19 +58,20 @@ pub fn project_slug(dir: &Path) -> String {
         .collect()
 }
 
-/// Returns Claude Code's configuration folder: `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
-fn config_dir() -> Option<PathBuf> {
-    std::env::var_os("CLAUDE_CONFIG_DIR")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".claude")))
-}
-
 impl AgentRunner for ClaudeCode {
     fn run(&self, test: &TestFile, dir: &Path) -> AgentRun {
         let session_id = uuid::Uuid::new_v4().to_string();
         let mut cmd = Command::new(&self.program);
-        cmd.args(["-p", "--output-format", "stream-json", "--verbose", "--session-id", &session_id])
-            .current_dir(dir);
+        cmd.args([
+            "-p",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--session-id",
+            &session_id,
+        ])
+        .current_dir(dir)
+        .envs(self.envs.iter().map(|(k, v)| (k, v)));
         if let Some(model) = &test.model {
             cmd.args(["--model", model]);
         }
@@ -58,7 +84,12 @@ impl AgentRunner for ClaudeCode {
         let prompt = test.prompt.clone().unwrap_or_default().into_bytes();
         let out = match vouch_gate::run_process(cmd, Some(prompt), test.timeout, false) {
             Ok(out) => out,
-            Err(e) => return AgentRun::failed(format!("could not start {}: {e}", self.program.display())),
+            Err(e) => {
+                return AgentRun::failed(format!(
+                    "could not start {}: {e}",
+                    self.program.display()
+                ));
+            }
         };
         let mut run = AgentRun {
             session: None,
@@ -75,7 +106,11 @@ impl AgentRunner for ClaudeCode {
         };
         // The log named by this run's session id, with its subagents.
         let canonical = dir.canonicalize().unwrap_or_else(|_| dir.to_owned());
-        let log = config_dir().map(|c| c.join("projects").join(project_slug(&canonical)).join(format!("{session_id}.jsonl")));
+        let log = self.config_dir().map(|c| {
+            c.join("projects")
+                .join(project_slug(&canonical))
+                .join(format!("{session_id}.jsonl"))
+        });
         if let Some(log) = log.filter(|l| l.is_file()) {
             match vouch_session::read_path(&log, &options) {
                 Ok(report) => {
@@ -83,7 +118,12 @@ impl AgentRunner for ClaudeCode {
                     run.source = Some(log.display().to_string());
                     return run;
                 }
-                Err(e) => run.error = Some(format!("could not read the session log {}: {e}", log.display())),
+                Err(e) => {
+                    run.error = Some(format!(
+                        "could not read the session log {}: {e}",
+                        log.display()
+                    ));
+                }
             }
         }
         // Else the stream it printed.
@@ -101,9 +141,15 @@ impl AgentRunner for ClaudeCode {
         }
         if run.error.is_none() {
             run.error = Some(if run.timed_out {
-                format!("claude ran past the timeout of {}s and was killed, before writing a session", test.timeout.as_secs())
+                format!(
+                    "claude ran past the timeout of {}s and was killed, before writing a session",
+                    test.timeout.as_secs()
+                )
             } else {
-                format!("claude exited with {} and wrote no session (session id {session_id})", exit(run.exit_code))
+                format!(
+                    "claude exited with {} and wrote no session (session id {session_id})",
+                    exit(run.exit_code)
+                )
             });
         }
         run
@@ -121,6 +167,9 @@ mod tests {
 
     #[test]
     fn project_folders_are_named_like_claude_codes() {
-        assert_eq!(project_slug(Path::new("/home/ada/my.project")), "-home-ada-my-project");
+        assert_eq!(
+            project_slug(Path::new("/home/ada/my.project")),
+            "-home-ada-my-project"
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! Codex CLI: `codex exec --json --skip-git-repo-check -C <dir> -`, the prompt on standard
 //! input; the session is the JSON event stream it prints.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -14,12 +15,23 @@ use crate::spec::TestFile;
 #[derive(Debug, Clone)]
 pub struct Codex {
     program: PathBuf,
+    envs: Vec<(OsString, OsString)>,
 }
 
 impl Codex {
     /// Returns the runner of the `codex` executable at `program`.
     pub fn new(program: PathBuf) -> Codex {
-        Codex { program }
+        Codex {
+            program,
+            envs: Vec::new(),
+        }
+    }
+
+    /// Sets an environment variable of the agent's process.
+    #[must_use]
+    pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Codex {
+        self.envs.push((key.into(), value.into()));
+        self
     }
 }
 
@@ -28,7 +40,8 @@ impl AgentRunner for Codex {
         let mut cmd = Command::new(&self.program);
         cmd.args(["exec", "--json", "--skip-git-repo-check", "-C"])
             .arg(dir)
-            .current_dir(dir);
+            .current_dir(dir)
+            .envs(self.envs.iter().map(|(k, v)| (k, v)));
         if let Some(model) = &test.model {
             cmd.args(["--model", model]);
         }
@@ -36,7 +49,12 @@ impl AgentRunner for Codex {
         let prompt = test.prompt.clone().unwrap_or_default().into_bytes();
         let out = match vouch_gate::run_process(cmd, Some(prompt), test.timeout, false) {
             Ok(out) => out,
-            Err(e) => return AgentRun::failed(format!("could not start {}: {e}", self.program.display())),
+            Err(e) => {
+                return AgentRun::failed(format!(
+                    "could not start {}: {e}",
+                    self.program.display()
+                ));
+            }
         };
         let mut run = AgentRun {
             session: None,
@@ -58,9 +76,15 @@ impl AgentRunner for Codex {
             }
             Ok(_) => {
                 run.error = Some(if run.timed_out {
-                    format!("codex ran past the timeout of {}s and was killed, before printing any event", test.timeout.as_secs())
+                    format!(
+                        "codex ran past the timeout of {}s and was killed, before printing any event",
+                        test.timeout.as_secs()
+                    )
                 } else {
-                    format!("codex exited with {} and printed no event", exit(run.exit_code))
+                    format!(
+                        "codex exited with {} and printed no event",
+                        exit(run.exit_code)
+                    )
                 });
             }
             Err(e) => run.error = Some(format!("could not read codex's events: {e}")),

@@ -61,11 +61,13 @@ pub trait AgentRunner: Send + Sync {
 pub fn runner_for(agent: &AgentKind) -> Result<Box<dyn AgentRunner>, String> {
     match agent {
         AgentKind::ClaudeCode => {
-            let program = find_on_path("claude").ok_or("agent `claude` (Claude Code) was not found on PATH")?;
+            let program = find_on_path("claude")
+                .ok_or("agent `claude` (Claude Code) was not found on PATH")?;
             Ok(Box::new(ClaudeCode::new(program)))
         }
         AgentKind::Codex => {
-            let program = find_on_path("codex").ok_or("agent `codex` (Codex CLI) was not found on PATH")?;
+            let program =
+                find_on_path("codex").ok_or("agent `codex` (Codex CLI) was not found on PATH")?;
             Ok(Box::new(Codex::new(program)))
         }
         AgentKind::Other(name) => Err(format!(
@@ -80,7 +82,10 @@ pub fn find_on_path(name: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
         .map(|dir| dir.join(name))
-        .find(|candidate| std::fs::metadata(candidate).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0))
+        .find(|candidate| {
+            std::fs::metadata(candidate)
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
 }
 
 /// Returns at most the last `max` characters of `bytes` read as text.

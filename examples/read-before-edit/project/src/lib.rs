@@ -1,0 +1,3 @@
+//! A tiny JSON reader.
+
+pub mod parser;
