@@ -104,6 +104,11 @@ pub fn discover(paths: &[PathBuf], config: &TestConfig) -> Result<Vec<PathBuf>, 
             return Err(format!("`{}` does not exist", path.display()));
         }
     }
+    // Found under `.`, a file is named from here: `a.vouch.yaml`, not `./a.vouch.yaml`.
+    let mut found: Vec<PathBuf> = found
+        .into_iter()
+        .map(|p| p.strip_prefix(".").map(Path::to_path_buf).unwrap_or(p))
+        .collect();
     found.sort();
     found.dedup();
     Ok(found)

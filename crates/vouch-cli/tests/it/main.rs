@@ -2,6 +2,7 @@
 
 #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
 
+mod agent_tests;
 mod gate;
 mod help;
 mod hook;

@@ -53,3 +53,25 @@ pub(crate) fn render(out: &Output) -> String {
         String::from_utf8_lossy(&out.stderr)
     )
 }
+
+/// Runs `vouch` with `args` in `dir`, with environment variables `envs` set.
+pub(crate) fn vouch_env(
+    dir: &std::path::Path,
+    args: &[&str],
+    envs: &[(&str, &std::ffi::OsStr)],
+) -> Output {
+    let mut cmd = assert_cmd::Command::cargo_bin("vouch").unwrap();
+    cmd.current_dir(dir)
+        .env_remove("VOUCH_LOG")
+        .env("NO_COLOR", "1")
+        .args(args);
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    cmd.output().unwrap()
+}
+
+/// Returns the repository's root.
+pub(crate) fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
