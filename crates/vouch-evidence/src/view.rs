@@ -64,6 +64,38 @@ impl Call<'_> {
     }
 }
 
+/// The calls of a session grouped by tool: each distinct name and kind once, with the
+/// positions of its calls in [`EvidenceView::all_calls`].
+#[derive(Debug, Clone, Default)]
+pub struct CallIndex<'s> {
+    /// Each distinct tool, as its name and kind, in the order first called.
+    pub tools: Vec<(&'s str, ToolKind)>,
+    /// For each entry of `tools`, the positions of its calls, ascending.
+    pub positions: Vec<Vec<usize>>,
+    /// For each call, its entry in `tools`.
+    pub tool_of: Vec<usize>,
+}
+
+impl<'s> CallIndex<'s> {
+    /// Groups `calls` by tool.
+    pub fn new(calls: &[Call<'s>]) -> CallIndex<'s> {
+        let mut index = CallIndex::default();
+        let mut seen: FastMap<(&'s str, ToolKind), usize> = FastMap::default();
+        index.tool_of.reserve(calls.len());
+        for (i, c) in calls.iter().enumerate() {
+            let key = (c.call.name.as_str(), c.call.kind);
+            let entry = *seen.entry(key).or_insert_with(|| {
+                index.tools.push(key);
+                index.positions.push(Vec::new());
+                index.tools.len() - 1
+            });
+            index.positions[entry].push(i);
+            index.tool_of.push(entry);
+        }
+        index
+    }
+}
+
 /// A session joined with the change log and the artifacts on disk.
 ///
 /// Artifacts are read once, on first use; a file that does not exist is `None`, a file that
@@ -76,6 +108,10 @@ pub struct EvidenceView<'s> {
     turn_start: usize,
     /// The session's results by call id, built on first use.
     results: OnceLock<FastMap<&'s str, &'s ToolResult>>,
+    /// Every call, subagents' included, built on first use.
+    calls: OnceLock<Vec<Call<'s>>>,
+    /// The calls grouped by tool, built on first use.
+    index: OnceLock<CallIndex<'s>>,
     change_log: OnceLock<Result<Option<ChangeLog>, Error>>,
     brief: OnceLock<Result<Option<Brief>, Error>>,
     test_report: OnceLock<Result<Option<TestReport>, Error>>,
@@ -95,6 +131,8 @@ impl<'s> EvidenceView<'s> {
             paths,
             turn_start,
             results: OnceLock::new(),
+            calls: OnceLock::new(),
+            index: OnceLock::new(),
             change_log: OnceLock::new(),
             brief: OnceLock::new(),
             test_report: OnceLock::new(),
@@ -216,10 +254,18 @@ impl<'s> EvidenceView<'s> {
 
     /// Returns every call of the session, in order: each call followed by the calls of the
     /// subagent it started (depth first), then the calls of subagents no call started.
-    pub fn all_calls(&self) -> Vec<Call<'s>> {
-        let mut calls = calls_of(self.session, &self.session.events, self.results());
-        push_unlinked(&mut calls, self.session, 0);
-        calls
+    pub fn all_calls(&self) -> &[Call<'s>] {
+        self.calls.get_or_init(|| {
+            let mut calls = calls_of(self.session, &self.session.events, self.results());
+            push_unlinked(&mut calls, self.session, 0);
+            calls
+        })
+    }
+
+    /// Returns [`EvidenceView::all_calls`] grouped by tool, so that a question about one tool
+    /// reads only that tool's calls.
+    pub fn call_index(&self) -> &CallIndex<'s> {
+        self.index.get_or_init(|| CallIndex::new(self.all_calls()))
     }
 
     /// Returns the session's results by call id.

@@ -1,13 +1,14 @@
 //! Evaluating a test's assertions on a session: one row per assertion, in the test's order.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::Serialize;
 use vouch_evidence::EvidenceView;
 use vouch_gate::{GateContext, PipelineConfig, Predicate, Verdict};
 use vouch_session::Session;
 
-use crate::spec::{AssertionKind, StdoutReview, TestFile};
+use crate::spec::{Assertion, AssertionKind, StdoutReview, TestFile};
 
 /// The result of one assertion.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -88,34 +89,66 @@ pub fn evaluate(
     grader: &dyn Grader,
 ) -> Vec<Row> {
     let view = EvidenceView::new(session, workdir, config.validation.paths.clone());
+    // Built once, before the assertions share them.
+    let _ = view.call_index();
     let cx = GateContext {
         view: &view,
         keyword: "Completion",
     };
-    test.assertions
-        .iter()
-        .map(|a| {
-            let line = a.location.line;
-            let predicate: Box<dyn Predicate> = match &a.kind {
-                AssertionKind::Call(c) => Box::new(c.as_ref().clone()),
-                AssertionKind::Sequence(s) => Box::new(s.as_ref().clone()),
-                AssertionKind::Gate(g) => g.kind.build("the test", config),
-                AssertionKind::Stdout(review) => {
-                    let mut row = grader.grade(review, session.final_answer(), line);
-                    if let Some(d) = &a.description {
-                        row.description.clone_from(d);
-                    }
-                    return row;
+    let row = |a: &Assertion| -> Row {
+        let line = a.location.line;
+        let predicate: Box<dyn Predicate> = match &a.kind {
+            AssertionKind::Call(c) => Box::new(c.as_ref().clone()),
+            AssertionKind::Sequence(s) => Box::new(s.as_ref().clone()),
+            AssertionKind::Gate(g) => g.kind.build("the test", config),
+            AssertionKind::Stdout(review) => {
+                let mut row = grader.grade(review, session.final_answer(), line);
+                if let Some(d) = &a.description {
+                    row.description.clone_from(d);
                 }
-            };
-            let description = a.description.clone().unwrap_or_else(|| match &a.kind {
-                AssertionKind::Gate(_) => format!("gate {}", predicate.describe()),
-                _ => predicate.describe(),
-            });
-            match predicate.evaluate(&cx) {
-                Verdict::Pass => Row::pass(description, line),
-                Verdict::Block(b) => Row::fail(description, b.message, line),
+                return row;
             }
-        })
-        .collect()
+        };
+        let description = a.description.clone().unwrap_or_else(|| match &a.kind {
+            AssertionKind::Gate(_) => format!("gate {}", predicate.describe()),
+            _ => predicate.describe(),
+        });
+        match predicate.evaluate(&cx) {
+            Verdict::Pass => Row::pass(description, line),
+            Verdict::Block(b) => Row::fail(description, b.message, line),
+        }
+    };
+    in_parallel(&test.assertions, &row)
+}
+
+/// Maps `items` with `f` on up to one thread per core, keeping their order.
+fn in_parallel<T: Sync, R: Send>(items: &[T], f: &(dyn Fn(&T) -> R + Sync)) -> Vec<R> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .min(items.len());
+    if threads <= 1 {
+        return items.iter().map(f).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let mut done: Vec<(usize, R)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(item) = items.get(i) else { break };
+                        mine.push((i, f(item)));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
 }

@@ -67,9 +67,12 @@ pub struct ToolMatch {
 impl ToolMatch {
     /// Returns true when `call` is this tool with these parameters (and outcome).
     pub fn matches(&self, call: &Call<'_>) -> bool {
-        self.tool.matches(call.call)
-            && self.params.matches(call.call)
-            && self.succeeded.is_none_or(|s| call.succeeded() == s)
+        self.tool.matches(call.call) && self.matches_args(call)
+    }
+
+    /// Returns true when `call`, known to be of this tool, has these parameters (and outcome).
+    pub fn matches_args(&self, call: &Call<'_>) -> bool {
+        self.succeeded.is_none_or(|s| call.succeeded() == s) && self.params.matches(call.call)
     }
 
     /// Returns the match as a row shows it: `Read with file_path glob *.env`.
@@ -243,20 +246,20 @@ impl Predicate for CallAssertion {
 
     fn evaluate(&self, cx: &GateContext<'_, '_>) -> Verdict {
         let calls = cx.view.all_calls();
-        let in_scope: Vec<(usize, &Call<'_>)> = calls
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| self.scope.includes(c))
-            .collect();
-        let of_tool: Vec<(usize, &Call<'_>)> = in_scope
-            .iter()
-            .copied()
-            .filter(|(_, c)| self.target.tool.matches(c.call))
-            .collect();
+        let index = cx.view.call_index();
+        // The calls of a tool in scope, read through the index: only that tool's calls.
+        let scoped = |tool: &ToolName| -> Vec<(usize, &Call<'_>)> {
+            tool.positions(index, calls)
+                .into_iter()
+                .map(|i| (i, &calls[i]))
+                .filter(|(_, c)| self.scope.includes(c))
+                .collect()
+        };
+        let of_tool = scoped(&self.target.tool);
         let matching: Vec<(usize, &Call<'_>)> = of_tool
             .iter()
             .copied()
-            .filter(|(_, c)| self.target.matches(c))
+            .filter(|(_, c)| self.target.matches_args(c))
             .collect();
         let n = matching.len();
         let mut problems: Vec<String> = Vec::new();
@@ -293,10 +296,10 @@ impl Predicate for CallAssertion {
             problems.push(self.why_never(&of_tool));
         }
         if let Some(after) = &self.called_after {
-            let first = in_scope
-                .iter()
-                .find(|(_, c)| after.matches(c))
-                .map(|(i, _)| *i);
+            let first = scoped(&after.tool)
+                .into_iter()
+                .find(|(_, c)| after.matches_args(c))
+                .map(|(i, _)| i);
             match first {
                 None => problems.push(format!("{} was never called", after.describe())),
                 Some(first) => {
@@ -317,11 +320,11 @@ impl Predicate for CallAssertion {
             }
         }
         if let Some(before) = &self.called_before {
-            let last = in_scope
-                .iter()
+            let last = scoped(&before.tool)
+                .into_iter()
                 .rev()
-                .find(|(_, c)| before.matches(c))
-                .map(|(i, _)| *i);
+                .find(|(_, c)| before.matches_args(c))
+                .map(|(i, _)| i);
             match last {
                 None => problems.push(format!("{} was never called", before.describe())),
                 Some(last) => {
@@ -390,11 +393,16 @@ impl CallAssertion {
         if of_tool.is_empty() {
             return format!("{tool} was never called");
         }
-        let with_params: Vec<&Call<'_>> = of_tool
-            .iter()
-            .map(|(_, c)| *c)
-            .filter(|c| self.target.params.matches(c.call))
-            .collect();
+        // Without an outcome to match, no call matched the parameters: no need to look again.
+        let with_params: Vec<&Call<'_>> = if self.target.succeeded.is_none() {
+            Vec::new()
+        } else {
+            of_tool
+                .iter()
+                .map(|(_, c)| *c)
+                .filter(|c| self.target.params.matches(c.call))
+                .collect()
+        };
         if with_params.is_empty() {
             let seen: Vec<String> = of_tool
                 .iter()

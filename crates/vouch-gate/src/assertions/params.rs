@@ -109,6 +109,9 @@ pub fn script(command: &str) -> Cow<'_, str> {
 
 /// Returns the script of `<shell> [-flags] -c '<script>'`, when `command` is exactly that.
 fn unwrap_shell(command: &str) -> Option<String> {
+    if !SHELLS.iter().any(|s| command.contains(s)) {
+        return None;
+    }
     let (program, mut rest) = command.split_once([' ', '\t'])?;
     let name = program.rsplit('/').next().unwrap_or(program);
     if !SHELLS.contains(&name) {
@@ -176,6 +179,9 @@ fn shell_word(text: &str) -> Option<(String, &str)> {
 /// Returns `text` with runs of spaces and tabs outside quotes made one space, or `None` when
 /// there are none to collapse.
 fn collapse_blanks(text: &str) -> Option<String> {
+    if !text.contains("  ") && !text.contains('\t') {
+        return None;
+    }
     let mut out = String::with_capacity(text.len());
     let mut quote: Option<char> = None;
     let mut escaped = false;

@@ -45,10 +45,23 @@ impl Predicate for SequenceAssertion {
 
     fn evaluate(&self, cx: &GateContext<'_, '_>) -> Verdict {
         let calls = cx.view.all_calls();
+        let index = cx.view.call_index();
+        // Which tools each step names, looked up once per distinct tool.
+        let tools: Vec<Vec<bool>> = self
+            .steps
+            .iter()
+            .map(|s| s.tool.select(index, calls))
+            .collect();
         let mut step = 0;
         let mut last = None;
-        for call in calls.iter().filter(|c| self.scope.includes(c)) {
-            if step < self.steps.len() && self.steps[step].matches(call) {
+        for (i, call) in calls.iter().enumerate() {
+            if step == self.steps.len() {
+                break;
+            }
+            if tools[step][index.tool_of[i]]
+                && self.scope.includes(call)
+                && self.steps[step].matches_args(call)
+            {
                 step += 1;
                 last = Some(call);
             }

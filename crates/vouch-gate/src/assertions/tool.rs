@@ -3,6 +3,7 @@
 //! orchestrator's `shell_run`. Names vouch does not know (MCP tools, custom tools) match
 //! themselves only.
 
+use vouch_evidence::{Call, CallIndex};
 use vouch_session::{ToolCall, ToolKind};
 
 /// Groups of names that mean the same tool; the first is the name shown.
@@ -100,6 +101,35 @@ impl ToolName {
     pub fn matches(&self, call: &ToolCall) -> bool {
         call.name.eq_ignore_ascii_case(&self.written)
             || (self.group.is_some() && self.group == call_group(call))
+    }
+
+    /// Returns, for each tool of `index` (built from `calls`), whether it is this tool: the
+    /// name is looked up once per distinct tool, not once per call.
+    pub fn select(&self, index: &CallIndex<'_>, calls: &[Call<'_>]) -> Vec<bool> {
+        index
+            .positions
+            .iter()
+            .map(|at| at.first().is_some_and(|&i| self.matches(calls[i].call)))
+            .collect()
+    }
+
+    /// Returns the positions in `calls` of this tool's calls, ascending.
+    pub fn positions(&self, index: &CallIndex<'_>, calls: &[Call<'_>]) -> Vec<usize> {
+        let chosen: Vec<&Vec<usize>> = self
+            .select(index, calls)
+            .into_iter()
+            .zip(&index.positions)
+            .filter_map(|(yes, at)| yes.then_some(at))
+            .collect();
+        match chosen.as_slice() {
+            [] => Vec::new(),
+            [one] => (*one).clone(),
+            many => {
+                let mut all: Vec<usize> = many.iter().flat_map(|at| at.iter().copied()).collect();
+                all.sort_unstable();
+                all
+            }
+        }
     }
 }
 

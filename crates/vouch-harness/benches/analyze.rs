@@ -1,0 +1,80 @@
+//! `vouch analyze`'s work: reading a generated Claude Code log and evaluating a test on it.
+//!
+//! The log is written at start-up by `vouch-loggen` (deterministic): N tool calls (Bash, Read,
+//! Edit, Grep, Glob, Write), each followed by a ~2 KB result. `VOUCH_BENCH_CALLS` sets the
+//! largest N (default 100,000, about 390 MB). The tests are `benches/inputs/*.aptitude.yaml`,
+//! the files measured against the peer in docs/performance.md: 50 regex-parameter assertions,
+//! and 11 assertions of every kind the peer has. Run: `cargo bench -p vouch-harness`.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use vouch_gate::PipelineConfig;
+use vouch_harness::NoGrader;
+use vouch_harness::evaluate::evaluate;
+use vouch_session::{ReadOptions, Session, read_path};
+
+fn main() {
+    divan::main();
+}
+
+/// Returns the path of a generated log of `calls` tool calls, writing it on first use.
+fn log(calls: usize) -> PathBuf {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    let dir = DIR.get_or_init(|| tempfile::tempdir().expect("a temporary folder"));
+    let path = dir.path().join(format!("claude-{calls}.jsonl"));
+    if !path.exists() {
+        let file = std::fs::File::create(&path).expect("a temporary file");
+        let mut out = std::io::BufWriter::new(file);
+        vouch_loggen::ClaudeLog {
+            tool_calls: calls,
+            ..Default::default()
+        }
+        .write(&mut out)
+        .expect("the generated log");
+        std::io::Write::flush(&mut out).expect("the generated log");
+    }
+    path
+}
+
+fn largest() -> usize {
+    std::env::var("VOUCH_BENCH_CALLS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(100_000)
+}
+
+fn test(name: &str) -> vouch_harness::TestFile {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("benches/inputs")
+        .join(name);
+    vouch_harness::load_test(&path).expect("a test that loads")
+}
+
+/// Reads the log and evaluates `test` on it, as `vouch analyze` does.
+fn analyze(path: &Path, test: &vouch_harness::TestFile) -> usize {
+    let session: Session = read_path(path, &ReadOptions::default())
+        .expect("a readable log")
+        .session;
+    let config = PipelineConfig::empty(Path::new("vouch.yaml"));
+    let rows = evaluate(test, &session, Path::new("."), &config, &NoGrader);
+    rows.iter().filter(|r| r.passed).count()
+}
+
+#[divan::bench(args = ["fifty.aptitude.yaml", "eleven.aptitude.yaml"], sample_count = 5, sample_size = 1)]
+fn analyze_largest(bencher: divan::Bencher<'_, '_>, name: &str) {
+    let path = log(largest());
+    let test = test(name);
+    bencher.bench(|| analyze(&path, &test));
+}
+
+/// The evaluation alone, on a session already read.
+#[divan::bench(args = ["fifty.aptitude.yaml", "eleven.aptitude.yaml"], sample_count = 5, sample_size = 1)]
+fn evaluate_largest(bencher: divan::Bencher<'_, '_>, name: &str) {
+    let session = read_path(&log(largest()), &ReadOptions::default())
+        .expect("a readable log")
+        .session;
+    let test = test(name);
+    let config = PipelineConfig::empty(Path::new("vouch.yaml"));
+    bencher.bench(|| evaluate(&test, &session, Path::new("."), &config, &NoGrader));
+}
