@@ -7,7 +7,6 @@
 //! and 11 assertions of every kind the peer has. Run: `cargo bench -p vouch-harness`.
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 use vouch_gate::PipelineConfig;
 use vouch_harness::NoGrader;
@@ -20,28 +19,11 @@ fn main() {
 
 /// Returns the path of a generated log of `calls` tool calls, writing it on first use.
 fn log(calls: usize) -> PathBuf {
-    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
-    let dir = DIR.get_or_init(|| tempfile::tempdir().expect("a temporary folder"));
-    let path = dir.path().join(format!("claude-{calls}.jsonl"));
-    if !path.exists() {
-        let file = std::fs::File::create(&path).expect("a temporary file");
-        let mut out = std::io::BufWriter::new(file);
-        vouch_loggen::ClaudeLog {
-            tool_calls: calls,
-            ..Default::default()
-        }
-        .write(&mut out)
-        .expect("the generated log");
-        std::io::Write::flush(&mut out).expect("the generated log");
-    }
-    path
+    vouch_loggen::claude_log_file(calls).expect("the generated log")
 }
 
 fn largest() -> usize {
-    std::env::var("VOUCH_BENCH_CALLS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(100_000)
+    vouch_loggen::bench_calls()
 }
 
 fn test(name: &str) -> vouch_harness::TestFile {

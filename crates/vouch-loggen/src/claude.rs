@@ -248,3 +248,33 @@ fn timestamp(secs: u64) -> String {
         secs % 1000
     )
 }
+
+/// Returns the path of a generated log of `calls` tool calls (the default shape), written to a
+/// temporary folder on first use in this process and removed when it ends normally.
+pub fn claude_log_file(calls: usize) -> io::Result<std::path::PathBuf> {
+    static DIR: std::sync::OnceLock<Option<tempfile::TempDir>> = std::sync::OnceLock::new();
+    let dir = DIR
+        .get_or_init(|| tempfile::tempdir().ok())
+        .as_ref()
+        .ok_or_else(|| io::Error::other("cannot make a temporary folder"))?;
+    let path = dir.path().join(format!("claude-{calls}.jsonl"));
+    if !path.exists() {
+        let mut out = io::BufWriter::new(std::fs::File::create(&path)?);
+        ClaudeLog {
+            tool_calls: calls,
+            ..ClaudeLog::default()
+        }
+        .write(&mut out)?;
+        out.flush()?;
+    }
+    Ok(path)
+}
+
+/// Returns the largest number of tool calls a benchmark generates: `VOUCH_BENCH_CALLS`, else
+/// 100,000.
+pub fn bench_calls() -> usize {
+    std::env::var("VOUCH_BENCH_CALLS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(100_000)
+}

@@ -4,7 +4,8 @@
 //! # Overview
 //!
 //! - [`ClaudeLog`]: a Claude Code session log of any number of tool calls, each followed by a
-//!   tool result of a chosen size, written by [`ClaudeLog::write`].
+//!   tool result of a chosen size, written by [`ClaudeLog::write`]; [`claude_log_file`] writes
+//!   one of the default shape to a temporary file once per process, for benchmarks.
 //! - [`GateProject`]: a project for timing a gate check — a long session, a long change log and
 //!   every artifact the validators read.
 //! - [`TaskTree`]: a valid task tree of the task protocol, or a long dependency chain.
@@ -32,6 +33,6 @@ mod gate;
 mod rng;
 mod tasks;
 
-pub use claude::ClaudeLog;
+pub use claude::{ClaudeLog, bench_calls, claude_log_file};
 pub use gate::{GateProject, PIPELINE as GATE_PIPELINE};
 pub use tasks::TaskTree;

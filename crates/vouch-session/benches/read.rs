@@ -5,7 +5,6 @@
 //! about 390 MB on disk). Run: `cargo bench -p vouch-session --bench read`.
 
 use std::path::PathBuf;
-use std::sync::OnceLock;
 
 use vouch_session::{ReadOptions, read_path};
 
@@ -15,28 +14,11 @@ fn main() {
 
 /// Returns the path of a generated log of `calls` tool calls, writing it on first use.
 fn log(calls: usize) -> PathBuf {
-    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
-    let dir = DIR.get_or_init(|| tempfile::tempdir().expect("a temporary folder"));
-    let path = dir.path().join(format!("claude-{calls}.jsonl"));
-    if !path.exists() {
-        let file = std::fs::File::create(&path).expect("a temporary file");
-        let mut out = std::io::BufWriter::new(file);
-        vouch_loggen::ClaudeLog {
-            tool_calls: calls,
-            ..Default::default()
-        }
-        .write(&mut out)
-        .expect("the generated log");
-        std::io::Write::flush(&mut out).expect("the generated log");
-    }
-    path
+    vouch_loggen::claude_log_file(calls).expect("the generated log")
 }
 
 fn largest() -> usize {
-    std::env::var("VOUCH_BENCH_CALLS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(100_000)
+    vouch_loggen::bench_calls()
 }
 
 #[divan::bench(args = [1_000, 10_000])]

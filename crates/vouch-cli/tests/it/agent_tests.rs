@@ -10,6 +10,7 @@ use crate::support::{render, repo, vouch_env, vouch_in};
 fn blank(text: &str) -> String {
     let blanks = [
         (r"\d+\.\d\ds\b", "T.TTs"),
+        (r#"(time|timestamp)="[^"]*""#, r#"$1="X""#),
         (
             r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
             "SESSION-ID",
@@ -241,9 +242,17 @@ fn live_runs_of_the_stand_in_agents() {
             &format!("name: writes js\nprompt: WRITE_JS\n{CHECKS}"),
         ),
     ]);
-    let out = with_fakes(dir.path(), &["test", "-j", "2"]);
+    let junit = dir.path().join("report.xml");
+    let out = with_fakes(
+        dir.path(),
+        &["test", "-j", "2", "--junit", junit.to_str().unwrap()],
+    );
     assert_eq!(out.status.code(), Some(1), "{}", render(&out));
     insta::assert_snapshot!(blank(&render(&out)));
+    insta::assert_snapshot!(
+        "live_runs_junit",
+        blank(&std::fs::read_to_string(&junit).unwrap())
+    );
 }
 
 #[test]

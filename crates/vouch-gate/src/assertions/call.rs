@@ -166,6 +166,19 @@ pub fn show(call: &Call<'_>) -> String {
     out
 }
 
+/// The values a call has for `params`' keys, for a message: `file_path = /p/a.rs`.
+fn values_of(params: &Params, call: &Call<'_>) -> String {
+    let values: Vec<String> = params
+        .0
+        .iter()
+        .map(|p| {
+            let v = value(call.call, &p.key).map_or("(absent)".into(), |v| truncate(&v));
+            format!("{} = {v}", p.key)
+        })
+        .collect();
+    values.join(", ")
+}
+
 fn times(n: usize) -> String {
     if n == 1 {
         "1 time".to_owned()
@@ -357,21 +370,10 @@ impl Predicate for CallAssertion {
                     times(of_tool.len())
                 )),
                 Some((_, c)) if !params.matches(c.call) => {
-                    let got: Vec<String> = params
-                        .0
-                        .iter()
-                        .map(|p| {
-                            format!(
-                                "{} = {}",
-                                p.key,
-                                value(c.call, &p.key).map_or("(absent)".into(), |v| truncate(&v))
-                            )
-                        })
-                        .collect();
                     problems.push(format!(
                         "the {which} call ({}) has {}, expected {params}",
                         show(c),
-                        got.join(", ")
+                        values_of(params, c)
                     ));
                 }
                 Some(_) => {}
@@ -407,22 +409,7 @@ impl CallAssertion {
             let seen: Vec<String> = of_tool
                 .iter()
                 .take(3)
-                .map(|(_, c)| {
-                    let values: Vec<String> = self
-                        .target
-                        .params
-                        .0
-                        .iter()
-                        .map(|p| {
-                            format!(
-                                "{} = {}",
-                                p.key,
-                                value(c.call, &p.key).map_or("(absent)".into(), |v| truncate(&v))
-                            )
-                        })
-                        .collect();
-                    values.join(", ")
-                })
+                .map(|(_, c)| values_of(&self.target.params, c))
                 .collect();
             let more = if of_tool.len() > 3 {
                 format!("; and {} more", of_tool.len() - 3)

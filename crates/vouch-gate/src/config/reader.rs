@@ -425,6 +425,7 @@ impl Reader {
             },
         };
         if let Some(m) = options {
+            let typed_call_keys: Vec<&str>;
             let known: &[&str] = match kind.as_ref() {
                 Some(PredicateKind::FilesWritten { .. }) => &["Type", "Source", "Field"],
                 Some(PredicateKind::CommandSucceeded { .. }) => &["Type", "Pattern"],
@@ -433,23 +434,12 @@ impl Reader {
                 Some(PredicateKind::Validator { .. }) => {
                     &["Type", "RequiredCommandPattern", "ShellFallbackPattern"]
                 }
-                Some(PredicateKind::ToolCall(_)) => &[
-                    "Type",
-                    "tool",
-                    "called",
-                    "params",
-                    "succeeded",
-                    "call_count",
-                    "min_calls",
-                    "max_calls",
-                    "called_after",
-                    "called_before",
-                    "nth_call_params",
-                    "first_call_params",
-                    "last_call_params",
-                    "agent",
-                    "subagent",
-                ],
+                Some(PredicateKind::ToolCall(_)) => {
+                    typed_call_keys = std::iter::once("Type")
+                        .chain(crate::assertions::CALL_KEYS.iter().copied())
+                        .collect();
+                    &typed_call_keys
+                }
                 Some(PredicateKind::Sequence(_)) => &["Type", "steps", "agent", "subagent"],
                 _ => &["Type"],
             };

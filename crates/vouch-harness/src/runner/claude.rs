@@ -9,7 +9,7 @@ use std::process::Command;
 
 use vouch_session::{Format, ReadOptions};
 
-use crate::runner::{AgentRun, AgentRunner, tail};
+use crate::runner::{AgentRun, AgentRunner, start};
 use crate::spec::TestFile;
 
 /// Runs Claude Code.
@@ -81,24 +81,9 @@ impl AgentRunner for ClaudeCode {
         if !test.allowed_tools.is_empty() {
             cmd.args(["--allowedTools", &test.allowed_tools.join(",")]);
         }
-        let prompt = test.prompt.clone().unwrap_or_default().into_bytes();
-        let out = match vouch_gate::run_process(cmd, Some(prompt), test.timeout, false) {
-            Ok(out) => out,
-            Err(e) => {
-                return AgentRun::failed(format!(
-                    "could not start {}: {e}",
-                    self.program.display()
-                ));
-            }
-        };
-        let mut run = AgentRun {
-            session: None,
-            source: None,
-            exit_code: out.exit_code,
-            timed_out: out.timed_out,
-            stderr: tail(&out.stderr, 2_000),
-            elapsed: out.elapsed,
-            error: None,
+        let (mut run, stdout) = match start(&self.program, cmd, test) {
+            Ok(started) => started,
+            Err(why) => return AgentRun::failed(why),
         };
         let options = ReadOptions {
             format: Some(Format::ClaudeCode),
@@ -127,8 +112,8 @@ impl AgentRunner for ClaudeCode {
             }
         }
         // Else the stream it printed.
-        if !out.stdout.is_empty() {
-            match vouch_session::read_from(&out.stdout[..], "<claude stream-json>", &options) {
+        if !stdout.is_empty() {
+            match vouch_session::read_from(&stdout[..], "<claude stream-json>", &options) {
                 Ok(report) if !report.session.events.is_empty() => {
                     run.session = Some(report.session);
                     run.source = Some("the stream-json claude printed".to_owned());

@@ -8,7 +8,7 @@ use std::process::Command;
 use vouch_session::{Format, ReadOptions};
 
 use crate::runner::claude::exit;
-use crate::runner::{AgentRun, AgentRunner, tail};
+use crate::runner::{AgentRun, AgentRunner, start};
 use crate::spec::TestFile;
 
 /// Runs Codex.
@@ -46,30 +46,15 @@ impl AgentRunner for Codex {
             cmd.args(["--model", model]);
         }
         cmd.arg("-");
-        let prompt = test.prompt.clone().unwrap_or_default().into_bytes();
-        let out = match vouch_gate::run_process(cmd, Some(prompt), test.timeout, false) {
-            Ok(out) => out,
-            Err(e) => {
-                return AgentRun::failed(format!(
-                    "could not start {}: {e}",
-                    self.program.display()
-                ));
-            }
-        };
-        let mut run = AgentRun {
-            session: None,
-            source: None,
-            exit_code: out.exit_code,
-            timed_out: out.timed_out,
-            stderr: tail(&out.stderr, 2_000),
-            elapsed: out.elapsed,
-            error: None,
+        let (mut run, stdout) = match start(&self.program, cmd, test) {
+            Ok(started) => started,
+            Err(why) => return AgentRun::failed(why),
         };
         let options = ReadOptions {
             format: Some(Format::Codex),
             ..ReadOptions::default()
         };
-        match vouch_session::read_from(&out.stdout[..], "<codex exec --json>", &options) {
+        match vouch_session::read_from(&stdout[..], "<codex exec --json>", &options) {
             Ok(report) if !report.session.events.is_empty() => {
                 run.session = Some(report.session);
                 run.source = Some("the events codex exec printed".to_owned());

@@ -76,6 +76,29 @@ pub fn runner_for(agent: &AgentKind) -> Result<Box<dyn AgentRunner>, String> {
     }
 }
 
+/// Runs an agent's `cmd` with the test's prompt on standard input and its timeout; returns the
+/// run so far (exit, timeout, standard error) and what the agent printed, or why it could not
+/// start.
+pub(crate) fn start(
+    program: &Path,
+    cmd: std::process::Command,
+    test: &TestFile,
+) -> Result<(AgentRun, Vec<u8>), String> {
+    let prompt = test.prompt.clone().unwrap_or_default().into_bytes();
+    let out = vouch_gate::run_process(cmd, Some(prompt), test.timeout, false)
+        .map_err(|e| format!("could not start {}: {e}", program.display()))?;
+    let run = AgentRun {
+        session: None,
+        source: None,
+        exit_code: out.exit_code,
+        timed_out: out.timed_out,
+        stderr: tail(&out.stderr, 2_000),
+        elapsed: out.elapsed,
+        error: None,
+    };
+    Ok((run, out.stdout))
+}
+
 /// Returns the first executable file named `name` in the directories of `PATH`.
 pub fn find_on_path(name: &str) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;

@@ -14,7 +14,8 @@ fn verdicts(assertions: &str) -> Vec<bool> {
 
 #[test]
 fn a_glob_over_a_path_catches_a_dotfile_in_any_folder() {
-    // The peer reads `*.env` as a regex first, which never matches `/proj/.env`.
+    // The peer tries `*.env` as a regex, which it is not, then compares it exactly: it never
+    // matches `/proj/.env`.
     let rows = rows(
         "work.jsonl",
         "  - tool: Read\n    called: false\n    params:\n      file_path: \"*.env\"\n",
