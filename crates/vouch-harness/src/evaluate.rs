@@ -30,6 +30,28 @@ pub struct Row {
     pub skipped: bool,
     /// The line of the test file the assertion is on.
     pub line: u64,
+    /// A graded row's grading: threshold, samples, grader; `None` for other rows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grading: Option<Grading>,
+}
+
+/// How a graded row was graded.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct Grading {
+    /// The threshold, 1–10.
+    pub threshold: u8,
+    /// Every sample's score, in index order.
+    pub samples: Vec<f64>,
+    /// True when the samples fell on both sides of the threshold.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub borderline: bool,
+    /// How many samples were replayed from the cache.
+    pub cached: usize,
+    /// The grader's name.
+    pub grader: String,
+    /// The model that graded.
+    pub model: String,
 }
 
 impl Row {
@@ -42,6 +64,7 @@ impl Row {
             score: None,
             skipped: false,
             line,
+            grading: None,
         }
     }
 
@@ -54,15 +77,39 @@ impl Row {
             score: None,
             skipped: false,
             line,
+            grading: None,
         }
     }
 }
 
-/// Grades the agent's final answer against a `stdout:` review.
+/// A `stdout:` review to grade, and what it grades.
+#[derive(Debug, Clone, Copy)]
+pub struct Review<'a> {
+    /// The review.
+    pub spec: &'a StdoutReview,
+    /// The agent's final answer, when there is one.
+    pub answer: Option<&'a str>,
+    /// The line of the test file it is on.
+    pub line: u64,
+    /// The test's `description:` of it, when it gives one.
+    pub description: Option<&'a str>,
+}
+
+impl Review<'_> {
+    /// Returns the row's description: the test's, or `stdout review: "<criteria>"`.
+    pub fn describe(&self) -> String {
+        self.description.map_or_else(
+            || format!("stdout review: \"{}\"", self.spec.review),
+            str::to_owned,
+        )
+    }
+}
+
+/// Grades the agent's final answer against `stdout:` reviews.
 pub trait Grader: Send + Sync {
-    /// Grades `answer` (the agent's final answer, when there is one) against `review`; the
-    /// row says the description, the verdict, the score and the reasoning.
-    fn grade(&self, review: &StdoutReview, answer: Option<&str>, line: u64) -> Row;
+    /// Grades every review of a test (together, so that they can be graded at once); one row
+    /// each, in their order, saying the verdict, the score and the reasoning.
+    fn grade(&self, reviews: &[Review<'_>]) -> Vec<Row>;
 }
 
 /// The grader of a run with no LLM grader configured: every review fails, loudly.
@@ -70,12 +117,17 @@ pub trait Grader: Send + Sync {
 pub struct NoGrader;
 
 impl Grader for NoGrader {
-    fn grade(&self, review: &StdoutReview, _: Option<&str>, line: u64) -> Row {
-        Row::fail(
-            format!("stdout review: \"{}\"", review.review),
-            "no grader configured: stdout reviews are graded by an LLM, and none is configured (vouch.yaml `graders:`)".to_owned(),
-            line,
-        )
+    fn grade(&self, reviews: &[Review<'_>]) -> Vec<Row> {
+        reviews
+            .iter()
+            .map(|r| {
+                Row::fail(
+                    r.describe(),
+                    "no grader configured: stdout reviews are graded by an LLM, and none is configured (vouch.yaml `graders:`)".to_owned(),
+                    r.line,
+                )
+            })
+            .collect()
     }
 }
 
@@ -95,30 +147,62 @@ pub fn evaluate(
         view: &view,
         keyword: "Completion",
     };
-    let row = |a: &Assertion| -> Row {
+    // The reviews are graded together, the other assertions on every core.
+    let answer = session.final_answer();
+    let reviews: Vec<(usize, Review<'_>)> = test
+        .assertions
+        .iter()
+        .enumerate()
+        .filter_map(|(i, a)| match &a.kind {
+            AssertionKind::Stdout(spec) => Some((
+                i,
+                Review {
+                    spec,
+                    answer,
+                    line: a.location.line,
+                    description: a.description.as_deref(),
+                },
+            )),
+            _ => None,
+        })
+        .collect();
+    let mut graded = if reviews.is_empty() {
+        Vec::new()
+    } else {
+        let only: Vec<Review<'_>> = reviews.iter().map(|(_, r)| *r).collect();
+        grader.grade(&only)
+    }
+    .into_iter();
+    let row = |a: &Assertion| -> Option<Row> {
         let line = a.location.line;
         let predicate: Box<dyn Predicate> = match &a.kind {
             AssertionKind::Call(c) => Box::new(c.as_ref().clone()),
             AssertionKind::Sequence(s) => Box::new(s.as_ref().clone()),
             AssertionKind::Gate(g) => g.kind.build("the test", config),
-            AssertionKind::Stdout(review) => {
-                let mut row = grader.grade(review, session.final_answer(), line);
-                if let Some(d) = &a.description {
-                    row.description.clone_from(d);
-                }
-                return row;
-            }
+            AssertionKind::Stdout(_) => return None,
         };
         let description = a.description.clone().unwrap_or_else(|| match &a.kind {
             AssertionKind::Gate(_) => format!("gate {}", predicate.describe()),
             _ => predicate.describe(),
         });
-        match predicate.evaluate(&cx) {
+        Some(match predicate.evaluate(&cx) {
             Verdict::Pass => Row::pass(description, line),
             Verdict::Block(b) => Row::fail(description, b.message, line),
-        }
+        })
     };
     in_parallel(&test.assertions, &row)
+        .into_iter()
+        .zip(&test.assertions)
+        .map(|(row, a)| {
+            row.or_else(|| graded.next()).unwrap_or_else(|| {
+                Row::fail(
+                    "stdout review".to_owned(),
+                    "the grader returned no row for this review".to_owned(),
+                    a.location.line,
+                )
+            })
+        })
+        .collect()
 }
 
 /// Maps `items` with `f` on up to one thread per core, keeping their order.

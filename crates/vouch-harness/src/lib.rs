@@ -11,14 +11,16 @@
 
 #![deny(missing_docs)]
 
+pub mod config;
 pub mod evaluate;
 pub mod fluent;
+pub mod grading;
 pub mod junit;
 pub mod runner;
 pub mod spec;
 pub mod suite;
 
-pub use evaluate::{Grader, NoGrader, Row};
+pub use evaluate::{Grader, Grading, NoGrader, Review, Row};
 pub use fluent::{Session, contains, exact, expect, glob, regex, search};
 pub use spec::{TestFile, load as load_test};
 pub use suite::{TestResult, run as run_suite};

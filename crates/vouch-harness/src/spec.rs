@@ -325,7 +325,7 @@ fn read_setup(
 }
 
 /// Reads a duration: seconds, or text like `90s`, `5m`, `1h`.
-fn duration(r: &mut Reader, node: &Spanned<Node>, path: &str) -> Option<Duration> {
+pub(crate) fn duration(r: &mut Reader, node: &Spanned<Node>, path: &str) -> Option<Duration> {
     let text = node.value.scalar().unwrap_or_default();
     let t = text.trim();
     let (digits, unit) = t.split_at(t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len()));

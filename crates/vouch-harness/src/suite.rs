@@ -8,84 +8,14 @@ use std::time::{Duration, Instant};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Serialize;
-use vouch_gate::ConfigErrors;
 use vouch_gate::PipelineConfig;
-use vouch_gate::yaml::{Node, Reader, parse_yaml};
+use vouch_gate::yaml::{Node, parse_yaml};
+
+use crate::config::{CONFIG_NAMES, TestConfig};
 
 use crate::evaluate::{Grader, Row, evaluate};
 use crate::runner::{AgentRun, AgentRunner, runner_for};
 use crate::spec::{AgentKind, Setup, TestFile};
-
-/// The `tests:` section of `vouch.yaml`: which files are tests.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct TestConfig {
-    /// `patterns`: file-name globs of test files.
-    pub patterns: Vec<String>,
-    /// `exclude`: folder or file names never searched.
-    pub exclude: Vec<String>,
-}
-
-impl Default for TestConfig {
-    fn default() -> TestConfig {
-        TestConfig {
-            patterns: vec![
-                "*.vouch.yaml".into(),
-                "*.vouch.yml".into(),
-                "*.aptitude.yaml".into(),
-                "*.aptitude.yml".into(),
-            ],
-            exclude: vec![
-                "target".into(),
-                "node_modules".into(),
-                ".git".into(),
-                ".vouch".into(),
-            ],
-        }
-    }
-}
-
-/// File names that are configurations, never tests (vouch's, and the peer's).
-const CONFIG_NAMES: &[&str] = &[
-    "vouch.yaml",
-    "vouch.yml",
-    ".aptitude.yaml",
-    ".aptitude.yml",
-    "default.aptitude.yaml",
-];
-
-/// Reads the `tests:` section of the `vouch.yaml` at `path`; the defaults when the file or the
-/// section is absent. Other sections belong to other commands and are left alone.
-pub fn load_config(path: &Path) -> Result<TestConfig, ConfigErrors> {
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return Ok(TestConfig::default());
-    };
-    let mut r = Reader::default();
-    let mut config = TestConfig::default();
-    match parse_yaml(&text) {
-        Ok(root) => {
-            if let Some(mut top) = r.map(&root, "")
-                && let Some((node, p)) = top.get("tests")
-                && let Some(mut m) = r.map(node, &p)
-            {
-                if let Some((n, p)) = m.get("patterns") {
-                    config.patterns = r.strings(n, &p).into_iter().map(|(s, _)| s).collect();
-                }
-                if let Some((n, p)) = m.get("exclude") {
-                    config.exclude = r.strings(n, &p).into_iter().map(|(s, _)| s).collect();
-                }
-                r.unknown_keys(&m, &["patterns", "exclude"]);
-                let _ = &mut top;
-            }
-        }
-        Err(e) => r.errors.push(e),
-    }
-    if r.errors.is_empty() {
-        Ok(config)
-    } else {
-        Err(ConfigErrors::new(path, &text, r.errors))
-    }
-}
 
 /// Finds the test files under `paths` (files are taken as they are), sorted, each once.
 pub fn discover(paths: &[PathBuf], config: &TestConfig) -> Result<Vec<PathBuf>, String> {

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::commands::test::{Format, execute, pipeline_config, report};
+use crate::commands::test::{Format, execute, grader, pipeline_config, project, report};
 use crate::error::CommandError;
 use crate::render::config_errors;
 use crate::ui::Ui;
@@ -13,7 +13,9 @@ use crate::ui::Ui;
 ///
 /// Loads TEST (a `*.vouch.yaml` or `*.aptitude.yaml` file) and evaluates every assertion on
 /// LOG (Claude Code or Codex JSONL, chat messages, or vouch JSONL; subagents included) instead
-/// of running the agent. Gates read their artifacts under `--workdir`.
+/// of running the agent. Gates read their artifacts under `--workdir`; `stdout:` reviews grade
+/// the log's final answer with the graders of `vouch.yaml` (found as `vouch test` finds it,
+/// from TEST's folder).
 ///
 /// Exit codes: 0 every assertion held, 1 one failed, 2 the test or the log could not be read.
 #[derive(Debug, Args)]
@@ -38,6 +40,14 @@ pub(crate) struct AnalyzeArgs {
     /// Also write the results as JUnit XML to this file
     #[arg(long, value_name = "FILE")]
     junit: Option<PathBuf>,
+
+    /// The configuration (`graders:`, `cache:`, and the gates' sections)
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+
+    /// Grade every review again: neither read nor write the grading cache
+    #[arg(long)]
+    no_cache: bool,
 }
 
 /// Runs `vouch analyze`.
@@ -60,8 +70,10 @@ pub(crate) fn run(args: &AnalyzeArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     if let Some(w) = &args.workdir {
         test.workdir = Some(w.clone());
     }
-    let pipeline = pipeline_config(std::path::Path::new("vouch.yaml"), ui)?;
-    let (results, wall) = execute(std::slice::from_ref(&test), 1, false, &pipeline);
+    let project = project(args.config.as_ref(), std::slice::from_ref(&args.test), ui)?;
+    let pipeline = pipeline_config(project.path.as_deref(), ui)?;
+    let grader = grader(&project, args.no_cache)?;
+    let (results, wall) = execute(std::slice::from_ref(&test), 1, false, &pipeline, &grader);
     if let Some(error) = results
         .first()
         .and_then(|t| t.runs.first())

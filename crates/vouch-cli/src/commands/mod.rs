@@ -1,10 +1,12 @@
 //! The subcommands, one module each, and the match that runs them.
 
 mod analyze;
+mod cache;
 mod changes;
 mod config_input;
 mod gate;
 mod hook;
+mod judge;
 mod log_input;
 mod session;
 mod tasks;
@@ -37,6 +39,12 @@ pub(crate) enum Command {
     Test(test::TestArgs),
     /// Evaluate one agent test against a recorded session log
     Analyze(analyze::AnalyzeArgs),
+    /// LLM graders: calibrate one against cases with known verdicts
+    #[command(subcommand)]
+    Judge(judge::JudgeCommand),
+    /// The cache of LLM gradings: what it holds, and emptying it
+    #[command(subcommand)]
+    Cache(cache::CacheCommand),
 }
 
 /// Runs a command and returns its exit code.
@@ -49,5 +57,7 @@ pub(crate) fn run(command: &Command, ui: &mut Ui) -> Result<u8, CommandError> {
         Command::Tasks(c) => tasks::run(c, ui),
         Command::Test(c) => test::run(c, ui),
         Command::Analyze(c) => analyze::run(c, ui),
+        Command::Judge(c) => judge::run(c, ui),
+        Command::Cache(c) => cache::run(c, ui),
     }
 }

@@ -6,8 +6,10 @@ use std::time::Instant;
 
 use clap::Args;
 use vouch_gate::{ConfigErrors, PipelineConfig};
-use vouch_harness::suite::{self, Progress, RunOptions, TestConfig};
-use vouch_harness::{NoGrader, TestFile};
+use vouch_harness::TestFile;
+use vouch_harness::config::{self, ProjectConfig, TestConfig};
+use vouch_harness::grading::{JudgeGrader, build_judge};
+use vouch_harness::suite::{self, Progress, RunOptions};
 
 use crate::error::CommandError;
 use crate::exit_codes;
@@ -21,7 +23,12 @@ use crate::ui::Ui;
 /// with an unknown key, an invalid pattern or contradictory counts stops the run before
 /// anything starts — and runs them: a test with a recorded `session:` is evaluated on it; any
 /// other runs its agent (`claude`, `codex`, found on PATH) in a fresh directory holding its
-/// setup, `repeat` times, and passes when `pass_rate` of the runs pass.
+/// setup, `repeat` times, and passes when `pass_rate` of the runs pass. `stdout:` reviews are
+/// graded by the graders of `vouch.yaml` (`graders:`, `default_grader:`; `claude` otherwise),
+/// each grading kept in `.vouch/cache.db` beside it and replayed on later runs.
+///
+/// The configuration is `--config`, else `vouch.yaml` here, else the nearest `vouch.yaml` in
+/// the first PATH's folder or above it.
 ///
 /// Exit codes: 0 every test passed, 1 a test failed (a missing agent or a timeout included),
 /// 2 a test could not be loaded, or bad usage.
@@ -31,9 +38,13 @@ pub(crate) struct TestArgs {
     #[arg(value_name = "PATH")]
     paths: Vec<PathBuf>,
 
-    /// The configuration holding the `tests:` section
-    #[arg(long, value_name = "FILE", default_value = "vouch.yaml")]
-    config: PathBuf,
+    /// The configuration (`tests:`, `graders:`, `cache:`, and the gates' sections)
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+
+    /// Grade every review again: neither read nor write the grading cache
+    #[arg(long)]
+    no_cache: bool,
 
     /// Only the tests whose name or path contains this (case ignored)
     #[arg(long, value_name = "TEXT")]
@@ -112,19 +123,44 @@ pub(crate) fn load_tests(
     Ok(tests)
 }
 
-/// Runs `vouch test`.
-pub(crate) fn run(args: &TestArgs, ui: &mut Ui) -> Result<u8, CommandError> {
-    let config = suite::load_config(&args.config).map_err(|e| {
+/// Reads the project's configuration (see `vouch test --help` for where it is found).
+pub(crate) fn project(
+    explicit: Option<&PathBuf>,
+    paths: &[PathBuf],
+    ui: &mut Ui,
+) -> Result<ProjectConfig, CommandError> {
+    let path = config::find(explicit.map(PathBuf::as_path), paths);
+    if let Some(p) = explicit
+        && !p.is_file()
+    {
+        return Err(CommandError::input(format!(
+            "cannot read `{}`: no such file",
+            p.display()
+        )));
+    }
+    config::load(path.as_deref()).map_err(|e| {
         let color = ui.err_color;
         let _ = config_errors::write(&mut ui.err, &e, color);
         CommandError::reported()
-    })?;
+    })
+}
+
+/// Builds the grader of `project`'s reviews.
+pub(crate) fn grader(project: &ProjectConfig, no_cache: bool) -> Result<JudgeGrader, CommandError> {
+    let judge = build_judge(&project.grading, no_cache).map_err(CommandError::input)?;
+    JudgeGrader::new(judge)
+        .map_err(|e| CommandError::input(format!("cannot start the graders: {e}")))
+}
+
+/// Runs `vouch test`.
+pub(crate) fn run(args: &TestArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     let paths = if args.paths.is_empty() {
         vec![PathBuf::from(".")]
     } else {
         args.paths.clone()
     };
-    let mut tests = load_tests(&paths, &config, ui)?;
+    let project = project(args.config.as_ref(), &paths, ui)?;
+    let mut tests = load_tests(&paths, &project.tests, ui)?;
     if let Some(f) = &args.filter {
         tests = suite::filter(tests, f);
     }
@@ -140,8 +176,15 @@ pub(crate) fn run(args: &TestArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, std::num::NonZero::get));
-    let pipeline = pipeline_config(&args.config, ui)?;
-    let results = execute(&tests, jobs, args.format == Format::Human, &pipeline);
+    let pipeline = pipeline_config(project.path.as_deref(), ui)?;
+    let grader = grader(&project, args.no_cache)?;
+    let results = execute(
+        &tests,
+        jobs,
+        args.format == Format::Human,
+        &pipeline,
+        &grader,
+    );
     report(&results.0, results.1, args.format, args.junit.as_ref(), ui)
 }
 
@@ -151,6 +194,7 @@ pub(crate) fn execute(
     jobs: usize,
     human: bool,
     pipeline: &PipelineConfig,
+    grader: &JudgeGrader,
 ) -> (Vec<vouch_harness::TestResult>, std::time::Duration) {
     let total: u64 = tests
         .iter()
@@ -178,8 +222,7 @@ pub(crate) fn execute(
             }
         }
     };
-    let grader = NoGrader;
-    let options = RunOptions::new(jobs, pipeline, &grader, &progress);
+    let options = RunOptions::new(jobs, pipeline, grader, &progress);
     let started = Instant::now();
     let results = suite::run(tests, &options);
     if let Some(bar) = bar {
@@ -191,12 +234,14 @@ pub(crate) fn execute(
 /// Returns the gates' configuration: the pipeline sections of `vouch.yaml` (artifact paths, the
 /// test selector), or the defaults when there is no such file.
 pub(crate) fn pipeline_config(
-    path: &std::path::Path,
+    path: Option<&std::path::Path>,
     ui: &mut Ui,
 ) -> Result<PipelineConfig, CommandError> {
-    if !path.is_file() {
-        return Ok(PipelineConfig::empty(path));
-    }
+    let Some(path) = path.filter(|p| p.is_file()) else {
+        return Ok(PipelineConfig::empty(std::path::Path::new(
+            config::CONFIG_FILE,
+        )));
+    };
     vouch_gate::load_config(path).map_err(|e| {
         let color = ui.err_color;
         let _ = config_errors::write(&mut ui.err, &e, color);

@@ -60,6 +60,11 @@ pub struct Map<'a> {
 }
 
 impl<'a> Map<'a> {
+    /// Returns the entries of the mapping, in order, as keys and values.
+    pub fn entries(&self) -> &'a [(Spanned<String>, Spanned<Node>)] {
+        self.entries
+    }
+
     /// Returns the keys of the mapping, as written.
     pub fn entries_keys(&self) -> impl Iterator<Item = &str> {
         self.entries.iter().map(|(k, _)| k.value.as_str())

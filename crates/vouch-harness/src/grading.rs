@@ -1,0 +1,247 @@
+//! Grading `stdout:` reviews with the graders of `vouch.yaml`: a [`Judge`] built from the
+//! configuration, run on a runtime of its own so that the synchronous suite can use it from
+//! any of its threads, every review of a test graded at once.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::future::join_all;
+use vouch_judge::{Graded, Judge, Outcome, ReviewSpec};
+use vouch_llm::{
+    AgentCli, Anthropic, BoxFuture, CliKind, DEFAULT_CONCURRENCY, Error, Limits, ModelClient,
+    OpenAiCompatible, Reply, Request, RetryPolicy, Scripted, Transport,
+};
+
+use crate::config::{BUILT_IN, GraderConfig, GraderKind, GradingConfig};
+use crate::evaluate::{Grader, Grading, Review, Row};
+
+/// Grades with a [`Judge`].
+#[derive(Debug)]
+pub struct JudgeGrader {
+    runtime: tokio::runtime::Runtime,
+    judge: Arc<Judge>,
+}
+
+impl JudgeGrader {
+    /// Returns a grader using `judge`, with a runtime of its own.
+    pub fn new(judge: Judge) -> std::io::Result<JudgeGrader> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("vouch-grade")
+            .enable_all()
+            .build()?;
+        Ok(JudgeGrader {
+            runtime,
+            judge: Arc::new(judge),
+        })
+    }
+
+    /// Returns the judge.
+    pub fn judge(&self) -> &Judge {
+        &self.judge
+    }
+
+    /// Runs `future` on the grader's runtime, blocking this thread until it is done.
+    pub fn block_on<F: std::future::Future>(&self, future: F) -> F::Output {
+        self.runtime.block_on(future)
+    }
+}
+
+impl Grader for JudgeGrader {
+    fn grade(&self, reviews: &[Review<'_>]) -> Vec<Row> {
+        let specs: Vec<ReviewSpec> = reviews.iter().map(|r| spec_of(r.spec)).collect();
+        let graded = self.runtime.block_on(join_all(
+            specs
+                .iter()
+                .zip(reviews)
+                .map(|(spec, r)| self.judge.review(spec, r.answer)),
+        ));
+        graded
+            .iter()
+            .zip(reviews)
+            .map(|(g, r)| row_of(g, r))
+            .collect()
+    }
+}
+
+/// The judge's view of a test's `stdout:` review.
+pub fn spec_of(review: &crate::spec::StdoutReview) -> ReviewSpec {
+    ReviewSpec {
+        criteria: review.review.clone(),
+        threshold: review.threshold,
+        model: review.model.clone(),
+        grader: review.agent.clone(),
+        samples: review.samples,
+    }
+}
+
+/// The row of a graded review: passed, failed with the grader's reasoning, skipped with why,
+/// or failed because it could not be graded.
+pub fn row_of(graded: &Graded, review: &Review<'_>) -> Row {
+    let description = review.describe();
+    let mut row = match graded.outcome {
+        Outcome::Passed => Row::pass(description, review.line),
+        Outcome::Failed | Outcome::Error => {
+            Row::fail(description, graded.reasoning.clone(), review.line)
+        }
+        Outcome::Skipped => {
+            let mut row = Row::fail(description, graded.reasoning.clone(), review.line);
+            row.skipped = true;
+            row
+        }
+    };
+    if graded.outcome == Outcome::Passed && !graded.reasoning.is_empty() {
+        row.reason = Some(graded.reasoning.clone());
+    }
+    row.score = graded.score;
+    if matches!(graded.outcome, Outcome::Passed | Outcome::Failed) || !graded.samples.is_empty() {
+        row.grading = Some(Grading {
+            threshold: graded.threshold,
+            samples: graded.samples.iter().map(|s| s.score).collect(),
+            borderline: graded.borderline,
+            cached: graded.cached(),
+            grader: graded.grader.clone(),
+            model: graded.model.clone(),
+        });
+    }
+    row
+}
+
+/// A grader that cannot be used, and says why when asked (a key that is not set).
+#[derive(Debug)]
+struct Unusable {
+    why: String,
+}
+
+impl ModelClient for Unusable {
+    fn kind(&self) -> &'static str {
+        "unusable"
+    }
+
+    fn default_model(&self) -> Option<&str> {
+        None
+    }
+
+    fn complete<'a>(&'a self, _: &'a Request) -> BoxFuture<'a, Result<Reply, Error>> {
+        Box::pin(async move { Err(Error::Config(self.why.clone())) })
+    }
+}
+
+/// Builds the judge of `config`: its graders (plus `claude` and `codex`, which need no
+/// configuration), its default grader, and — unless `no_cache` — its cache, opened when a
+/// grading first needs it.
+pub fn build_judge(config: &GradingConfig, no_cache: bool) -> Result<Judge, String> {
+    let limits = Limits::default();
+    let mut graders: BTreeMap<String, Arc<dyn ModelClient>> = BTreeMap::new();
+    for name in BUILT_IN {
+        let kind = if *name == "codex" {
+            GraderKind::Codex
+        } else {
+            GraderKind::Claude
+        };
+        graders.insert(
+            (*name).to_owned(),
+            client(&GraderConfig::new(name, kind), &limits)?,
+        );
+    }
+    for g in &config.graders {
+        graders.insert(g.name.clone(), client(g, &limits)?);
+    }
+    let default =
+        config
+            .default_grader
+            .clone()
+            .unwrap_or_else(|| match config.graders.as_slice() {
+                [only] => only.name.clone(),
+                _ => "claude".to_owned(),
+            });
+    let mut judge = Judge::new(graders, default);
+    if config.cache_enabled && !no_cache {
+        judge = judge.with_cache_at(config.cache_path.clone());
+    }
+    Ok(judge)
+}
+
+/// Builds the client of one grader.
+fn client(g: &GraderConfig, limits: &Limits) -> Result<Arc<dyn ModelClient>, String> {
+    let concurrency = g.concurrency.unwrap_or(DEFAULT_CONCURRENCY);
+    let retry = RetryPolicy {
+        max_retries: g.retries.unwrap_or(3),
+        ..RetryPolicy::default()
+    };
+    let label = format!("grader `{}`", g.name);
+    let key_of = |default: &str| {
+        let var = g.api_key_env.clone().unwrap_or_else(|| default.to_owned());
+        (std::env::var(&var).ok().filter(|k| !k.is_empty()), var)
+    };
+    Ok(match g.kind {
+        GraderKind::OpenAi => {
+            let base = g
+                .base_url
+                .clone()
+                .unwrap_or_else(|| "https://api.openai.com/v1".to_owned());
+            let (key, var) = key_of("OPENAI_API_KEY");
+            if key.is_none() && base.contains("api.openai.com") {
+                return Ok(Arc::new(Unusable {
+                    why: format!("{label}: the environment variable {var} is not set"),
+                }));
+            }
+            let transport = Transport::new(
+                label,
+                g.timeout.unwrap_or(Duration::from_secs(120)),
+                retry,
+                limits.of(&format!("openai {base}"), concurrency),
+            )
+            .map_err(|e| e.to_string())?;
+            Arc::new(OpenAiCompatible::new(
+                &base,
+                key,
+                g.model.clone(),
+                g.structured,
+                transport,
+            ))
+        }
+        GraderKind::Anthropic => {
+            let base = g
+                .base_url
+                .clone()
+                .unwrap_or_else(|| "https://api.anthropic.com".to_owned());
+            let (key, var) = key_of("ANTHROPIC_API_KEY");
+            if key.is_none() && base.contains("api.anthropic.com") {
+                return Ok(Arc::new(Unusable {
+                    why: format!("{label}: the environment variable {var} is not set"),
+                }));
+            }
+            let transport = Transport::new(
+                label,
+                g.timeout.unwrap_or(Duration::from_secs(120)),
+                retry,
+                limits.of(&format!("anthropic {base}"), concurrency),
+            )
+            .map_err(|e| e.to_string())?;
+            Arc::new(Anthropic::new(&base, key, g.model.clone(), transport))
+        }
+        GraderKind::Claude | GraderKind::Codex => {
+            let kind = if g.kind == GraderKind::Claude {
+                CliKind::Claude
+            } else {
+                CliKind::Codex
+            };
+            Arc::new(AgentCli::new(
+                kind,
+                g.program.clone(),
+                g.model.clone(),
+                g.timeout.unwrap_or(Duration::from_secs(300)),
+                limits.of(kind.program(), concurrency),
+            ))
+        }
+        GraderKind::Scripted => {
+            let file = g
+                .file
+                .clone()
+                .ok_or_else(|| format!("{label}: a scripted grader needs a `file`"))?;
+            Arc::new(Scripted::load(&file).map_err(|e| format!("{label}: {e}"))?)
+        }
+    })
+}

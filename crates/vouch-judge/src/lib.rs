@@ -1,0 +1,22 @@
+//! LLM review: an agent's final answer graded against criteria in words, as a test's
+//! `stdout: {review, threshold, model, agent, samples}` asks (`llm-review.md`, R1–R6).
+//!
+//! - [`prompt`]: the grading prompt; the graded output sits between nonce-marked lines it
+//!   cannot forge, declared to be data.
+//! - [`parse`]: the grader's reply — the JSON object that carries the nonce — into a score
+//!   clamped to 1–10; any other reply is an error quoting it, never a pass.
+//! - [`Judge`]: the graders by name, samples graded concurrently, the median and the spread, a
+//!   borderline mark when samples straddle the threshold.
+//! - [`Cache`]: SQLite, keyed by prompt version, criteria, output, grader, model and sample.
+//! - [`calibrate`]: a grader and threshold against cases with known verdicts.
+
+#![deny(missing_docs)]
+
+pub mod cache;
+pub mod calibrate;
+pub mod parse;
+pub mod prompt;
+mod review;
+
+pub use cache::{Cache, CacheError, Stats as CacheStats};
+pub use review::{Graded, Judge, Outcome, ReviewSpec, Sample};

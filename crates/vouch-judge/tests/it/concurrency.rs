@@ -1,0 +1,29 @@
+//! Forty gradings against a grader that takes half a second each: the provider's default
+//! limit (8) keeps them in flight together, and never more.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures_util::future::join_all;
+use vouch_judge::ReviewSpec;
+use vouch_standin::{Reply, Server, openai};
+
+use crate::support::{openai_judge, signed};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forty_slow_gradings_finish_together_within_the_limit() {
+    let server = Server::start(|r, _| {
+        Reply::json(200, &openai::chat(&signed(r, "8", "ok"))).after(Duration::from_millis(500))
+    });
+    let judge = Arc::new(openai_judge(&server));
+    let specs: Vec<ReviewSpec> = (0..40)
+        .map(|i| ReviewSpec::new(format!("criterion {i}")))
+        .collect();
+    let started = Instant::now();
+    let graded = join_all(specs.iter().map(|s| judge.review(s, Some("output")))).await;
+    let took = started.elapsed();
+    assert!(graded.iter().all(vouch_judge::Graded::passed));
+    assert_eq!(server.requests(), 40);
+    assert!(took < Duration::from_secs(4), "took {took:?}");
+    assert_eq!(server.most_in_flight(), vouch_llm::DEFAULT_CONCURRENCY);
+}

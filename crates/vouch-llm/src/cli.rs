@@ -1,0 +1,395 @@
+//! Agent CLIs as graders: `claude -p --output-format json` and `codex exec --json`, the prompt
+//! on standard input (never an argument: a prompt holds the graded output, which may be long
+//! or hostile), in a fresh folder, and no session of theirs left behind for a later test to
+//! mistake for its own.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::io::AsyncWriteExt;
+use tokio::sync::Semaphore;
+
+use crate::client::{BoxFuture, ModelClient, Reply, Request};
+use crate::error::Error;
+
+/// Which agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CliKind {
+    /// Claude Code: `claude -p --output-format json [--model M]`.
+    Claude,
+    /// Codex: `codex exec --json --skip-git-repo-check -C DIR [--model M] -`.
+    Codex,
+}
+
+impl CliKind {
+    /// The program's name on `PATH`.
+    pub fn program(self) -> &'static str {
+        match self {
+            CliKind::Claude => "claude",
+            CliKind::Codex => "codex",
+        }
+    }
+}
+
+/// An agent CLI that grades.
+#[derive(Debug)]
+pub struct AgentCli {
+    kind: CliKind,
+    program: Option<PathBuf>,
+    model: Option<String>,
+    timeout: Duration,
+    limit: Arc<Semaphore>,
+    envs: Vec<(OsString, OsString)>,
+}
+
+impl AgentCli {
+    /// Returns the grader run by `program` (found on `PATH` when `None`, at each call).
+    pub fn new(
+        kind: CliKind,
+        program: Option<PathBuf>,
+        model: Option<String>,
+        timeout: Duration,
+        limit: Arc<Semaphore>,
+    ) -> AgentCli {
+        AgentCli {
+            kind,
+            program,
+            model,
+            timeout,
+            limit,
+            envs: Vec::new(),
+        }
+    }
+
+    /// Sets an environment variable of the agent's process.
+    #[must_use]
+    pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> AgentCli {
+        self.envs.push((key.into(), value.into()));
+        self
+    }
+
+    fn env_var(&self, key: &str) -> Option<OsString> {
+        self.envs
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
+            .or_else(|| std::env::var_os(key))
+    }
+
+    async fn ask(&self, request: &Request) -> Result<Reply, Error> {
+        let name = self.kind.program();
+        let program = match &self.program {
+            Some(p) => p.clone(),
+            None => {
+                let path = self.env_var("PATH").unwrap_or_default();
+                find_on_path(name, &path).ok_or_else(|| {
+                    Error::Process(format!("grader `{name}` was not found on PATH"))
+                })?
+            }
+        };
+        let _permit = self
+            .limit
+            .acquire()
+            .await
+            .map_err(|_| Error::Config("the grader's limit was closed".into()))?;
+        let dir = tempfile::Builder::new()
+            .prefix("vouch-grade-")
+            .tempdir()
+            .map_err(|e| Error::Process(format!("cannot make a folder for {name}: {e}")))?;
+        let model = request.model.as_deref().or(self.model.as_deref());
+        let mut cmd = tokio::process::Command::new(&program);
+        match self.kind {
+            CliKind::Claude => {
+                cmd.args(["-p", "--output-format", "json"]);
+                if let Some(m) = model {
+                    cmd.args(["--model", m]);
+                }
+            }
+            CliKind::Codex => {
+                cmd.args(["exec", "--json", "--skip-git-repo-check", "-C"])
+                    .arg(dir.path());
+                if let Some(m) = model {
+                    cmd.args(["--model", m]);
+                }
+                cmd.arg("-");
+            }
+        }
+        cmd.current_dir(dir.path())
+            .envs(self.envs.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| Error::Process(format!("cannot start {}: {e}", program.display())))?;
+        let pid = child.id();
+        // The whole prompt, system part first, on standard input.
+        let mut input = String::new();
+        if let Some(system) = &request.system {
+            input.push_str(system);
+            input.push_str("\n\n");
+        }
+        input.push_str(&request.prompt);
+        if let Some(mut stdin) = child.stdin.take() {
+            tokio::spawn(async move {
+                let _ = stdin.write_all(input.as_bytes()).await;
+            });
+        }
+        let output = match tokio::time::timeout(self.timeout, child.wait_with_output()).await {
+            Ok(Ok(output)) => output,
+            Ok(Err(e)) => return Err(Error::Process(format!("{name} failed: {e}"))),
+            Err(_) => {
+                if let Some(pid) = pid {
+                    kill_group(pid);
+                }
+                return Err(Error::Timeout {
+                    provider: name.to_owned(),
+                    after: self.timeout,
+                });
+            }
+        };
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let reply = match self.kind {
+            CliKind::Claude => claude_reply(&stdout),
+            CliKind::Codex => codex_reply(&stdout),
+        };
+        self.clean_up(dir.path(), reply.as_ref().ok().and_then(|r| r.1.as_deref()));
+        if !output.status.success() {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let detail = match &reply {
+                Err(e) => e.to_string(),
+                Ok(_) if stderr.trim().is_empty() => "no message".to_owned(),
+                Ok(_) => tail(&stderr),
+            };
+            return Err(Error::Process(format!(
+                "{name} exited with {}: {detail}",
+                output
+                    .status
+                    .code()
+                    .map_or_else(|| "a signal".to_owned(), |c| format!("code {c}"))
+            )));
+        }
+        let (text, _) = reply?;
+        Ok(Reply {
+            text,
+            model: model.unwrap_or("default").to_owned(),
+            structured: false,
+        })
+    }
+
+    /// Removes the session the agent kept of this grading: Claude Code's project folder of the
+    /// grading folder, Codex's rollout of this thread.
+    fn clean_up(&self, dir: &Path, thread: Option<&str>) {
+        match self.kind {
+            CliKind::Claude => {
+                let config = self
+                    .env_var("CLAUDE_CONFIG_DIR")
+                    .map(PathBuf::from)
+                    .or_else(|| {
+                        self.env_var("HOME")
+                            .map(|h| PathBuf::from(h).join(".claude"))
+                    });
+                let canonical = dir.canonicalize().unwrap_or_else(|_| dir.to_owned());
+                if let Some(config) = config {
+                    let project = config
+                        .join("projects")
+                        .join(claude_project_slug(&canonical));
+                    let _ = std::fs::remove_dir_all(project);
+                }
+            }
+            CliKind::Codex => {
+                let Some(thread) = thread else { return };
+                let home = self.env_var("CODEX_HOME").map(PathBuf::from).or_else(|| {
+                    self.env_var("HOME")
+                        .map(|h| PathBuf::from(h).join(".codex"))
+                });
+                if let Some(home) = home {
+                    remove_rollout(&home.join("sessions"), thread, 4);
+                }
+            }
+        }
+    }
+}
+
+/// Returns the folder name Claude Code keeps a project's sessions under: the project's path
+/// with every character that is not an ASCII letter or digit replaced by `-`.
+pub fn claude_project_slug(dir: &Path) -> String {
+    dir.to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
+/// Returns the first executable file named `name` in the directories of `path` (a `PATH`).
+pub fn find_on_path(name: &str, path: &std::ffi::OsStr) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    std::env::split_paths(path)
+        .map(|dir| dir.join(name))
+        .find(|candidate| {
+            std::fs::metadata(candidate)
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+}
+
+/// Reads `claude -p --output-format json`: one result object (the last line that is one).
+fn claude_reply(stdout: &str) -> Result<(String, Option<String>), Error> {
+    let result = stdout
+        .lines()
+        .rev()
+        .filter_map(|l| serde_json::from_str::<Value>(l.trim()).ok())
+        .find(|v| v.get("type").and_then(Value::as_str) == Some("result"))
+        .or_else(|| {
+            serde_json::from_str::<Value>(stdout.trim())
+                .ok()
+                .filter(Value::is_object)
+        });
+    let Some(result) = result else {
+        return Err(Error::Process(format!(
+            "claude printed no result object: {}",
+            tail(stdout)
+        )));
+    };
+    let text = result
+        .get("result")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    if result.get("is_error").and_then(Value::as_bool) == Some(true) {
+        return Err(Error::Process(format!(
+            "claude reported an error: {}",
+            tail(&text)
+        )));
+    }
+    if text.trim().is_empty() {
+        return Err(Error::Process("claude printed an empty result".into()));
+    }
+    Ok((text, None))
+}
+
+/// Reads `codex exec --json`: the last agent message, and the thread's id.
+fn codex_reply(stdout: &str) -> Result<(String, Option<String>), Error> {
+    let mut text = None;
+    let mut thread = None;
+    let mut failure = None;
+    for line in stdout.lines() {
+        let Ok(event) = serde_json::from_str::<Value>(line.trim()) else {
+            continue;
+        };
+        match event.get("type").and_then(Value::as_str) {
+            Some("thread.started") => {
+                thread = event
+                    .get("thread_id")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+            }
+            Some("item.completed") => {
+                let item = event.get("item");
+                let kind = item.and_then(|i| i.get("type")).and_then(Value::as_str);
+                if matches!(kind, Some("agent_message" | "assistant_message")) {
+                    text = item
+                        .and_then(|i| i.get("text"))
+                        .and_then(Value::as_str)
+                        .map(str::to_owned);
+                }
+            }
+            Some("error" | "turn.failed") => {
+                failure = Some(
+                    event
+                        .pointer("/error/message")
+                        .or_else(|| event.get("message"))
+                        .and_then(Value::as_str)
+                        .unwrap_or("a failed turn")
+                        .to_owned(),
+                );
+            }
+            _ => {}
+        }
+    }
+    match (text, failure) {
+        (Some(text), _) if !text.trim().is_empty() => Ok((text, thread)),
+        (_, Some(failure)) => Err(Error::Process(format!("codex failed: {failure}"))),
+        _ => Err(Error::Process("codex printed no agent message".into())),
+    }
+}
+
+/// Deletes the rollout files of `thread` under `dir`, looking `depth` folders down.
+fn remove_rollout(dir: &Path, thread: &str, depth: u32) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() && depth > 0 {
+            remove_rollout(&path, thread, depth - 1);
+        } else if path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().contains(thread))
+        {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+/// Kills the process group led by `pid`.
+fn kill_group(pid: u32) {
+    let _ = std::process::Command::new("kill")
+        .args(["-KILL", "--", &format!("-{pid}")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+}
+
+/// The last 300 characters of `text`, for messages.
+fn tail(text: &str) -> String {
+    let text = text.trim();
+    let count = text.chars().count();
+    if count <= 300 {
+        return text.to_owned();
+    }
+    format!("…{}", text.chars().skip(count - 300).collect::<String>())
+}
+
+impl ModelClient for AgentCli {
+    fn kind(&self) -> &'static str {
+        self.kind.program()
+    }
+
+    fn default_model(&self) -> Option<&str> {
+        self.model.as_deref()
+    }
+
+    fn complete<'a>(&'a self, request: &'a Request) -> BoxFuture<'a, Result<Reply, Error>> {
+        Box::pin(self.ask(request))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replies_of_both_clis_are_read() {
+        let claude = r#"{"type":"result","subtype":"success","is_error":false,"result":"{\"score\": 8}","session_id":"s"}"#;
+        assert_eq!(claude_reply(claude).unwrap().0, r#"{"score": 8}"#);
+        assert!(
+            claude_reply(r#"{"type":"result","is_error":true,"result":"Credit balance too low"}"#)
+                .is_err()
+        );
+        assert!(claude_reply("not json").is_err());
+        let codex = "{\"type\":\"thread.started\",\"thread_id\":\"th-9\"}\n{\"type\":\"item.completed\",\"item\":{\"id\":\"i\",\"type\":\"agent_message\",\"text\":\"{\\\"score\\\": 6}\"}}\n";
+        assert_eq!(
+            codex_reply(codex).unwrap(),
+            (r#"{"score": 6}"#.to_owned(), Some("th-9".to_owned()))
+        );
+        assert!(
+            codex_reply("{\"type\":\"turn.failed\",\"error\":{\"message\":\"quota\"}}").is_err()
+        );
+    }
+}

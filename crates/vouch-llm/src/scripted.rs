@@ -1,0 +1,123 @@
+//! Scripted replies, read from a file: a grader for tests and offline demos.
+//!
+//! ```yaml
+//! model: demo                 # optional: the model name replies are filed under
+//! replies:
+//!   - match: "Names both keys"  # the first reply whose `match` is in the prompt answers it
+//!     reply: '{"score": 9, "reasoning": "Both keys are named."}'
+//!   - reply: '{"score": 5, "reasoning": "Default.", "nonce": "{{nonce}}"}'  # no `match`: answers anything
+//!     delay_ms: 10            # optional: how long to take
+//! ```
+//!
+//! `{{nonce}}` in a reply becomes the request's nonce, so that scripted grades are signed as a
+//! model's are.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use crate::client::{BoxFuture, ModelClient, Reply, Request};
+use crate::error::Error;
+
+/// One scripted reply.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptedReply {
+    /// Text the prompt must contain for this reply to answer it; any prompt when absent.
+    #[serde(default, rename = "match")]
+    pub matches: Option<String>,
+    /// The reply.
+    pub reply: String,
+    /// How long to take, in milliseconds.
+    #[serde(default)]
+    pub delay_ms: u64,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScriptFile {
+    #[serde(default)]
+    model: Option<String>,
+    replies: Vec<ScriptedReply>,
+}
+
+/// A client that answers from a script.
+#[derive(Debug)]
+pub struct Scripted {
+    model: String,
+    replies: Vec<ScriptedReply>,
+    calls: AtomicUsize,
+}
+
+impl Scripted {
+    /// Returns a client answering with `replies`, as model `model`.
+    pub fn new(model: impl Into<String>, replies: Vec<ScriptedReply>) -> Scripted {
+        Scripted {
+            model: model.into(),
+            replies,
+            calls: AtomicUsize::new(0),
+        }
+    }
+
+    /// Reads a script file (YAML or JSON).
+    pub fn load(path: &Path) -> Result<Scripted, Error> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            Error::Config(format!(
+                "cannot read the scripted replies {}: {e}",
+                path.display()
+            ))
+        })?;
+        let file: ScriptFile = serde_saphyr::from_str(&text)
+            .map_err(|e| Error::Config(format!("{}: {e}", path.display())))?;
+        Ok(Scripted::new(
+            file.model.unwrap_or_else(|| "scripted".to_owned()),
+            file.replies,
+        ))
+    }
+
+    /// Returns how many requests it answered.
+    pub fn calls(&self) -> usize {
+        self.calls.load(Ordering::SeqCst)
+    }
+
+    async fn ask(&self, request: &Request) -> Result<Reply, Error> {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        let full = match &request.system {
+            Some(system) => format!("{system}\n{}", request.prompt),
+            None => request.prompt.clone(),
+        };
+        let reply = self
+            .replies
+            .iter()
+            .find(|r| r.matches.as_deref().is_none_or(|m| full.contains(m)))
+            .ok_or_else(|| Error::Config("no scripted reply matches this prompt".into()))?;
+        if reply.delay_ms > 0 {
+            tokio::time::sleep(Duration::from_millis(reply.delay_ms)).await;
+        }
+        let text = match &request.nonce {
+            Some(nonce) => reply.reply.replace("{{nonce}}", nonce),
+            None => reply.reply.clone(),
+        };
+        Ok(Reply {
+            text,
+            model: request.model.clone().unwrap_or_else(|| self.model.clone()),
+            structured: false,
+        })
+    }
+}
+
+impl ModelClient for Scripted {
+    fn kind(&self) -> &'static str {
+        "scripted"
+    }
+
+    fn default_model(&self) -> Option<&str> {
+        Some(&self.model)
+    }
+
+    fn complete<'a>(&'a self, request: &'a Request) -> BoxFuture<'a, Result<Reply, Error>> {
+        Box::pin(self.ask(request))
+    }
+}
