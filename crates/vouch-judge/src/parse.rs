@@ -135,7 +135,10 @@ pub fn quote(reply: &str) -> String {
 }
 
 #[cfg(test)]
-#[allow(clippy::float_cmp, reason = "scores here are small numbers, exact in binary")]
+#[allow(
+    clippy::float_cmp,
+    reason = "scores here are small numbers, exact in binary"
+)]
 mod tests {
     use super::*;
 
