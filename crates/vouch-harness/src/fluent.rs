@@ -21,6 +21,36 @@
 //! assert_eq!(outcome.reason.as_deref(), Some("Write was never called"));
 //! # Ok::<(), vouch_session::Error>(())
 //! ```
+//!
+//! The final answer, graded by an LLM (here a scripted grader, which signs its reply with the
+//! prompt's nonce as a model does):
+//!
+//! ```
+//! use std::sync::Arc;
+//! use vouch_harness::{Session, expect};
+//! use vouch_judge::Judge;
+//! use vouch_llm::{Scripted, ScriptedReply};
+//!
+//! # let log = r#"{"type":"assistant","sessionId":"s","uuid":"a2","message":{"id":"m2","role":"assistant","content":[{"type":"text","text":"Fixed the total (price times quantity); npm test passes, 12 tests."}]}}"#;
+//! let session = Session::parse(log)?;
+//! let grader = Scripted::new("demo", vec![ScriptedReply {
+//!     matches: Some("price times quantity".into()),
+//!     reply: r#"{"score": 9, "reasoning": "Names the fix and the passing tests.", "nonce": "{{nonce}}"}"#.into(),
+//!     delay_ms: 0,
+//! }]);
+//! let judge = Judge::single("demo", Arc::new(grader));
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! let graded = expect(&session)
+//!     .final_answer()
+//!     .review("Says what was fixed and that the tests pass")
+//!     .threshold(8)
+//!     .grade(&judge)
+//!     .await;
+//! assert!(graded.passed());
+//! assert_eq!(graded.score, Some(9.0));
+//! # });
+//! # Ok::<(), vouch_session::Error>(())
+//! ```
 
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
@@ -30,6 +60,7 @@ use vouch_gate::assertions::{
     CallAssertion, Matcher, Param, Params, Scope, SequenceAssertion, ToolMatch, ToolName,
 };
 use vouch_gate::{GateContext, Predicate, Verdict};
+use vouch_judge::{Graded, Judge, ReviewSpec};
 use vouch_session::ReadOptions;
 
 /// A session to assert on: a recorded log, read in any format vouch reads.
@@ -183,6 +214,14 @@ impl<'s> Expectation<'s> {
         }
     }
 
+    /// Starts a review of the agent's final answer (the last thing the main agent said), to be
+    /// graded by an LLM against criteria in words.
+    pub fn final_answer(&self) -> Answer<'s> {
+        Answer {
+            text: self.session.final_answer(),
+        }
+    }
+
     /// Asserts that calls of these tools happened in this order (others may come between).
     pub fn sequence(&self, tools: &[&str]) -> Outcome {
         let steps = tools
@@ -197,6 +236,103 @@ impl<'s> Expectation<'s> {
             self.session,
             &SequenceAssertion::new(steps, self.scope.clone()),
         )
+    }
+}
+
+/// The agent's final answer, about to be reviewed.
+#[derive(Debug, Clone, Copy)]
+pub struct Answer<'s> {
+    text: Option<&'s str>,
+}
+
+impl<'s> Answer<'s> {
+    /// Returns the answer's text; `None` when the session ends without one.
+    pub fn text(&self) -> Option<&'s str> {
+        self.text
+    }
+
+    /// Starts a review of the answer against `criteria`: threshold 7, one sample, the judge's
+    /// default grader, until said otherwise.
+    pub fn review(self, criteria: &str) -> AnswerReview<'s> {
+        AnswerReview {
+            text: self.text,
+            spec: ReviewSpec::new(criteria),
+        }
+    }
+}
+
+/// A review of a final answer, built step by step and graded by a [`Judge`].
+#[derive(Debug, Clone)]
+pub struct AnswerReview<'s> {
+    text: Option<&'s str>,
+    spec: ReviewSpec,
+}
+
+impl AnswerReview<'_> {
+    /// The lowest passing score, 1–10. Panics outside that range.
+    #[must_use]
+    pub fn threshold(mut self, threshold: u8) -> Self {
+        assert!(
+            (1..=10).contains(&threshold),
+            "a review's threshold is a score from 1 to 10, not {threshold}"
+        );
+        self.spec.threshold = threshold;
+        self
+    }
+
+    /// Grades `n` times and decides by the median (at least 1).
+    #[must_use]
+    pub fn samples(mut self, n: u32) -> Self {
+        self.spec.samples = n.max(1);
+        self
+    }
+
+    /// Grades with the judge's grader of this name instead of its default.
+    #[must_use]
+    pub fn grader(mut self, name: &str) -> Self {
+        self.spec.grader = Some(name.to_owned());
+        self
+    }
+
+    /// Grades with this model instead of the grader's own.
+    #[must_use]
+    pub fn model(mut self, model: &str) -> Self {
+        self.spec.model = Some(model.to_owned());
+        self
+    }
+
+    /// Returns what will be graded.
+    pub fn spec(&self) -> &ReviewSpec {
+        &self.spec
+    }
+
+    /// Grades the answer. A session without a final answer is [`Outcome::Skipped`]; a grader
+    /// that fails or replies with no readable grade is [`Outcome::Error`] — neither passes.
+    ///
+    /// [`Outcome::Skipped`]: vouch_judge::Outcome::Skipped
+    /// [`Outcome::Error`]: vouch_judge::Outcome::Error
+    pub async fn grade(&self, judge: &Judge) -> Graded {
+        judge.review(&self.spec, self.text).await
+    }
+
+    /// Grades the answer and panics, with the score and the grader's reasoning, unless it
+    /// passed.
+    pub async fn to_pass(&self, judge: &Judge) -> Graded {
+        let graded = self.grade(judge).await;
+        assert!(
+            graded.passed(),
+            "review failed: {:?}\nscore {}, threshold {}, {:?} by {} ({}): {}",
+            self.spec.criteria,
+            graded
+                .score
+                .map_or_else(|| "none".to_owned(), |s| s.to_string()),
+            graded.threshold,
+            graded.outcome,
+            graded.grader,
+            graded.model,
+            graded.reasoning
+        );
+        graded
     }
 }
 

@@ -135,6 +135,12 @@ impl Judge {
         }
     }
 
+    /// Returns a judge with one grader, `name`, which is also its default.
+    pub fn single(name: impl Into<String>, client: Arc<dyn ModelClient>) -> Judge {
+        let name = name.into();
+        Judge::new(BTreeMap::from([(name.clone(), client)]), name)
+    }
+
     /// Returns this judge reading and writing `cache`.
     #[must_use]
     pub fn with_cache(mut self, cache: Arc<Cache>) -> Judge {

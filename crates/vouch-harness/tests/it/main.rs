@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
 
 mod assertions;
+mod grading;
 mod load;
 mod runs;
 mod support;

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use vouch_gate::PipelineConfig;
 use vouch_harness::evaluate::evaluate;
 use vouch_harness::spec::parse;
-use vouch_harness::{NoGrader, Row, TestFile};
+use vouch_harness::{Grader, NoGrader, Row, TestFile};
 
 /// Returns the folder of this crate's fixtures.
 pub(crate) fn fixtures() -> PathBuf {
@@ -22,12 +22,17 @@ pub(crate) fn test(yaml: &str) -> TestFile {
 
 /// Evaluates `assertions` (YAML list items) on the fixture session `session`.
 pub(crate) fn rows(session: &str, assertions: &str) -> Vec<Row> {
+    graded_rows(session, assertions, &NoGrader)
+}
+
+/// Evaluates `assertions` on the fixture session `session`, reviews graded by `grader`.
+pub(crate) fn graded_rows(session: &str, assertions: &str, grader: &dyn Grader) -> Vec<Row> {
     let yaml = format!("name: t\nsession: sessions/{session}\nassertions:\n{assertions}");
     let test = test(&yaml);
     let log = test.session.clone().unwrap_or_default();
     let report = vouch_session::read_path(&log, &vouch_session::ReadOptions::default()).unwrap();
     let config = PipelineConfig::empty(Path::new("vouch.yaml"));
-    evaluate(&test, &report.session, &fixtures(), &config, &NoGrader)
+    evaluate(&test, &report.session, &fixtures(), &config, grader)
 }
 
 /// Renders rows as the lines a snapshot keeps: the mark, the line, the description, the reason.
