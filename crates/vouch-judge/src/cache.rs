@@ -48,13 +48,24 @@ pub struct Stats {
     /// Gradings kept.
     pub entries: u64,
     /// Gradings per grader and model.
-    pub by_grader: Vec<(String, String, u64)>,
+    pub by_grader: Vec<GraderCount>,
     /// The oldest and newest grading (RFC 3339), when there are any.
     pub oldest: Option<String>,
     /// The newest.
     pub newest: Option<String>,
     /// The size of the database file, in bytes.
     pub bytes: u64,
+}
+
+/// How many gradings of one grader and model the cache keeps.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct GraderCount {
+    /// The grader's name.
+    pub grader: String,
+    /// The model.
+    pub model: String,
+    /// Gradings kept.
+    pub entries: u64,
 }
 
 /// Why the cache could not be used.
@@ -206,7 +217,11 @@ impl Cache {
         let by_grader = stmt
             .query_map([], |r| {
                 let n: i64 = r.get(2)?;
-                Ok((r.get(0)?, r.get(1)?, u64::try_from(n).unwrap_or(0)))
+                Ok(GraderCount {
+                    grader: r.get(0)?,
+                    model: r.get(1)?,
+                    entries: u64::try_from(n).unwrap_or(0),
+                })
             })
             .map_err(|e| self.fail(e))?
             .collect::<Result<Vec<_>, _>>()
@@ -275,7 +290,14 @@ mod tests {
         assert_eq!(cache.get(&k).unwrap(), Some(g));
         let stats = cache.stats().unwrap();
         assert_eq!(stats.entries, 1);
-        assert_eq!(stats.by_grader, vec![("g".to_owned(), "m".to_owned(), 1)]);
+        assert_eq!(
+            stats.by_grader,
+            vec![GraderCount {
+                grader: "g".to_owned(),
+                model: "m".to_owned(),
+                entries: 1
+            }]
+        );
         assert_eq!(cache.clear().unwrap(), 1);
         assert_eq!(cache.stats().unwrap().entries, 0);
     }

@@ -18,5 +18,5 @@ pub mod parse;
 pub mod prompt;
 mod review;
 
-pub use cache::{Cache, CacheError, Stats as CacheStats};
+pub use cache::{Cache, CacheError, GraderCount, Stats as CacheStats};
 pub use review::{Graded, Judge, Outcome, ReviewSpec, Sample};

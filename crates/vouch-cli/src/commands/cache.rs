@@ -96,10 +96,27 @@ pub(crate) fn run(command: &CacheCommand, ui: &mut Ui) -> Result<u8, CommandErro
         stats.bytes.div_ceil(1024)
     )?;
     if let (Some(oldest), Some(newest)) = (&stats.oldest, &stats.newest) {
-        writeln!(ui.out, "graded from {oldest} to {newest}")?;
+        writeln!(
+            ui.out,
+            "graded from {} to {}",
+            to_seconds(oldest),
+            to_seconds(newest)
+        )?;
     }
-    for (grader, model, count) in &stats.by_grader {
-        writeln!(ui.out, "  {grader:<16} {model:<28} {count:>6}")?;
+    for g in &stats.by_grader {
+        writeln!(
+            ui.out,
+            "  {:<16} {:<28} {:>6}",
+            g.grader, g.model, g.entries
+        )?;
     }
     Ok(exit_codes::PASS)
+}
+
+/// Returns an RFC 3339 time to the second, or as it is when it is not one.
+fn to_seconds(time: &str) -> String {
+    time.parse::<jiff::Timestamp>()
+        .ok()
+        .and_then(|t| t.round(jiff::Unit::Second).ok())
+        .map_or_else(|| time.to_owned(), |t| t.to_string())
 }

@@ -6,6 +6,7 @@ mod agent_tests;
 mod gate;
 mod help;
 mod hook;
+mod review;
 mod route;
 mod session;
 mod support;

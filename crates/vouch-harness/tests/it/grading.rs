@@ -114,7 +114,9 @@ fn the_fluent_review_grades_the_final_answer() {
 }
 
 #[test]
-#[should_panic(expected = "review failed: \"Names the file it changed\"\nscore 3, threshold 7, Failed by script (script-1): No file is named.")]
+#[should_panic(
+    expected = "review failed: \"Names the file it changed\"\nscore 3, threshold 7, Failed by script (script-1): No file is named."
+)]
 fn a_failed_fluent_review_panics_with_the_reasoning() {
     let session = Session::load(fixtures().join("sessions/work.jsonl")).unwrap();
     let judge = judge();
