@@ -312,7 +312,9 @@ impl Judge {
                 created: jiff::Timestamp::now().to_string(),
             };
             // A grading that cannot be kept is still a grading.
-            let _ = cache.put(&k, &kept);
+            if let Err(e) = cache.put(&k, &kept) {
+                tracing::warn!("{e}; the grading is not kept");
+            }
         }
         Ok(Sample {
             index,
