@@ -66,6 +66,12 @@ impl Ui {
         !matches!(self.out_choice, ColorChoice::Never)
     }
 
+    /// Writes an error line to stderr (for one of several problems reported before failing).
+    pub(crate) fn error(&mut self, message: impl std::fmt::Display) {
+        let s = self.styles.error;
+        let _ = writeln!(self.err, "{s}error:{s:#} {message}");
+    }
+
     /// Writes a warning line to stderr.
     pub(crate) fn warn(&mut self, message: impl std::fmt::Display) {
         let s = self.styles.warning;

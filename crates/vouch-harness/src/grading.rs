@@ -65,6 +65,29 @@ impl Grader for JudgeGrader {
     }
 }
 
+/// Returns, for every review of `tests` that names a grader `judge` does not have, where it is
+/// and what is wrong (`path:line:column: …`), so that a run stops before any agent is started.
+pub fn unknown_graders(tests: &[crate::TestFile], judge: &Judge) -> Vec<String> {
+    let names: Vec<&str> = judge.grader_names().collect();
+    let mut problems = Vec::new();
+    for test in tests {
+        for a in &test.assertions {
+            if let crate::spec::AssertionKind::Stdout(review) = &a.kind
+                && let Some(name) = &review.agent
+                && !names.contains(&name.as_str())
+            {
+                problems.push(format!(
+                    "{}:{}: no grader named `{name}` (graders: {}; vouch.yaml `graders:` adds more)",
+                    test.path.display(),
+                    a.location,
+                    names.join(", ")
+                ));
+            }
+        }
+    }
+    problems
+}
+
 /// The judge's view of a test's `stdout:` review.
 pub fn spec_of(review: &crate::spec::StdoutReview) -> ReviewSpec {
     ReviewSpec {

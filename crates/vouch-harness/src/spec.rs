@@ -282,12 +282,15 @@ fn read_pass_rate(r: &mut Reader, node: &Spanned<Node>, at: &str) -> f64 {
 fn read_threshold(r: &mut Reader, node: &Spanned<Node>, at: &str) -> u8 {
     match &node.value {
         Node::Int(score) if (1..=10).contains(score) => u8::try_from(*score).unwrap_or(7),
-        _ => {
+        other => {
+            let found = other
+                .scalar()
+                .map_or_else(|| other.kind().to_owned(), |s| format!("`{s}`"));
             r.error(
                 Location::of(node),
                 at,
-                "`threshold` is a whole number from 1 to 10",
-                None,
+                format!("`threshold` is a whole number from 1 to 10, found {found}"),
+                Some("a score of at least the threshold passes".into()),
             );
             7
         }
@@ -446,7 +449,18 @@ fn read_stdout(r: &mut Reader, node: &Spanned<Node>, path: &str) -> Option<Stdou
     let model = text_key(r, &mut m, "model");
     let agent = text_key(r, &mut m, "agent");
     let samples = match m.get("samples") {
-        Some((n, p)) => r.number(n, &p).filter(|s| *s >= 1).unwrap_or(1),
+        Some((n, p)) => match r.number(n, &p) {
+            Some(0) => {
+                r.error(
+                    Location::of(n),
+                    &p,
+                    "`samples` is how many times to grade: at least 1",
+                    None,
+                );
+                1
+            }
+            other => other.unwrap_or(1),
+        },
         None => 1,
     };
     r.unknown_keys(

@@ -72,7 +72,7 @@ pub(crate) fn run(args: &AnalyzeArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     }
     let project = project(args.config.as_ref(), std::slice::from_ref(&args.test), ui)?;
     let pipeline = pipeline_config(project.path.as_deref(), ui)?;
-    let grader = grader(&project, args.no_cache)?;
+    let grader = grader(&project, args.no_cache, std::slice::from_ref(&test), ui)?;
     let (results, wall) = execute(std::slice::from_ref(&test), 1, false, &pipeline, &grader);
     if let Some(error) = results
         .first()

@@ -64,7 +64,19 @@ pub(crate) fn run(command: &JudgeCommand, ui: &mut Ui) -> Result<u8, CommandErro
     let JudgeCommand::Calibrate(args) = command;
     let cases = calibrate::load(&args.cases).map_err(CommandError::input)?;
     let project = project(args.config.as_ref(), std::slice::from_ref(&args.cases), ui)?;
-    let grader = grader(&project, args.no_cache)?;
+    let grader = grader(&project, args.no_cache, &[], ui)?;
+    let name = args
+        .grader
+        .as_deref()
+        .or(cases.grader.as_deref())
+        .unwrap_or(grader.judge().default_grader());
+    if !grader.judge().grader_names().any(|n| n == name) {
+        let names: Vec<&str> = grader.judge().grader_names().collect();
+        return Err(CommandError::input(format!(
+            "no grader named `{name}` (graders: {}; vouch.yaml `graders:` adds more)",
+            names.join(", ")
+        )));
+    }
     let result = grader.block_on(calibrate::calibrate(
         grader.judge(),
         &cases,

@@ -8,7 +8,7 @@ use clap::Args;
 use vouch_gate::{ConfigErrors, PipelineConfig};
 use vouch_harness::TestFile;
 use vouch_harness::config::{self, ProjectConfig, TestConfig};
-use vouch_harness::grading::{JudgeGrader, build_judge};
+use vouch_harness::grading::{JudgeGrader, build_judge, unknown_graders};
 use vouch_harness::suite::{self, Progress, RunOptions};
 
 use crate::error::CommandError;
@@ -145,9 +145,22 @@ pub(crate) fn project(
     })
 }
 
-/// Builds the grader of `project`'s reviews.
-pub(crate) fn grader(project: &ProjectConfig, no_cache: bool) -> Result<JudgeGrader, CommandError> {
+/// Builds the grader of `project`'s reviews; a review of `tests` naming a grader that does not
+/// exist stops everything here, before any agent runs.
+pub(crate) fn grader(
+    project: &ProjectConfig,
+    no_cache: bool,
+    tests: &[TestFile],
+    ui: &mut Ui,
+) -> Result<JudgeGrader, CommandError> {
     let judge = build_judge(&project.grading, no_cache).map_err(CommandError::input)?;
+    let unknown = unknown_graders(tests, &judge);
+    if !unknown.is_empty() {
+        for problem in &unknown {
+            ui.error(problem);
+        }
+        return Err(CommandError::reported());
+    }
     JudgeGrader::new(judge)
         .map_err(|e| CommandError::input(format!("cannot start the graders: {e}")))
 }
@@ -177,7 +190,7 @@ pub(crate) fn run(args: &TestArgs, ui: &mut Ui) -> Result<u8, CommandError> {
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, std::num::NonZero::get));
     let pipeline = pipeline_config(project.path.as_deref(), ui)?;
-    let grader = grader(&project, args.no_cache)?;
+    let grader = grader(&project, args.no_cache, &tests, ui)?;
     let results = execute(
         &tests,
         jobs,

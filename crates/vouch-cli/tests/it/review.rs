@@ -361,3 +361,29 @@ fn cache_stats_and_clear_on_a_project_without_one() {
         "stats and clear make no cache"
     );
 }
+
+#[test]
+fn a_review_naming_an_unknown_grader_stops_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path(), "{}\n");
+    let test = TEST.replace(
+        "      threshold: 6\n",
+        "      threshold: 6\n      agent: gtp\n",
+    );
+    std::fs::write(dir.path().join("fix.vouch.yaml"), test).unwrap();
+    let out = vouch_in(dir.path(), &["test", "fix.vouch.yaml"]);
+    insta::assert_snapshot!(render(&out), @r"
+    exit: 2
+    ----- stdout -----
+    ----- stderr -----
+    error: fix.vouch.yaml:9:5: no grader named `gtp` (graders: claude, codex; vouch.yaml `graders:` adds more)
+    ");
+    std::fs::write(dir.path().join("cases.yaml"), CASES).unwrap();
+    let out = vouch_in(dir.path(), &["judge", "calibrate", "cases.yaml"]);
+    insta::assert_snapshot!(render(&out), @r"
+    exit: 2
+    ----- stdout -----
+    ----- stderr -----
+    error: no grader named `local` (graders: claude, codex; vouch.yaml `graders:` adds more)
+    ");
+}

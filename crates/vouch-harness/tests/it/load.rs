@@ -116,3 +116,26 @@ fn a_glob_that_looks_like_a_regex_is_a_warning() {
         .collect();
     insta::assert_snapshot!(warnings.join("\n"), @r#"5:23: `npm.*test` is read as a glob (at `assertions[0].params.command`) (hint: to mean a regular expression, write `{regex: "npm.*test", anchored: false}`)"#);
 }
+
+#[test]
+fn review_thresholds_and_samples_are_checked_at_load() {
+    let yaml = r#"name: reviews
+prompt: p
+assertions:
+  - stdout:
+      review: "Says it is done"
+      threshold: 11
+  - stdout:
+      review: "Says it is done"
+      threshold: 7.5
+      samples: 0
+  - stdout:
+      review: "   "
+"#;
+    insta::assert_snapshot!(errors(yaml), @r"
+    <fixtures>/broken.vouch.yaml:6:18: `threshold` is a whole number from 1 to 10, found `11` (at `assertions[0].stdout.threshold`) (hint: a score of at least the threshold passes)
+    <fixtures>/broken.vouch.yaml:9:18: `threshold` is a whole number from 1 to 10, found `7.5` (at `assertions[1].stdout.threshold`) (hint: a score of at least the threshold passes)
+    <fixtures>/broken.vouch.yaml:10:16: `samples` is how many times to grade: at least 1 (at `assertions[1].stdout.samples`)
+    <fixtures>/broken.vouch.yaml:12:7: a stdout assertion needs `review`: the criteria, in words (at `assertions[2].stdout`)
+    ");
+}
