@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::future::join_all;
+use tokio::sync::Semaphore;
 use vouch_judge::{Graded, Judge, Outcome, ReviewSpec};
 use vouch_llm::{
     AgentCli, Anthropic, BoxFuture, CliKind, DEFAULT_CONCURRENCY, Error, Limits, ModelClient,
@@ -154,22 +155,39 @@ impl ModelClient for Unusable {
 /// Builds the judge of `config`: its graders (plus `claude` and `codex`, which need no
 /// configuration), its default grader, and — unless `no_cache` — its cache, opened when a
 /// grading first needs it.
+///
+/// Graders that reach the same provider (one base URL, or one CLI) share one limit of
+/// simultaneous requests: the smallest `concurrency` any of them sets, else
+/// [`DEFAULT_CONCURRENCY`].
 pub fn build_judge(config: &GradingConfig, no_cache: bool) -> Result<Judge, String> {
-    let limits = Limits::default();
-    let mut graders: BTreeMap<String, Arc<dyn ModelClient>> = BTreeMap::new();
-    for name in BUILT_IN {
+    let built_in = BUILT_IN.iter().map(|name| {
         let kind = if *name == "codex" {
             GraderKind::Codex
         } else {
             GraderKind::Claude
         };
-        graders.insert(
-            (*name).to_owned(),
-            client(&GraderConfig::new(name, kind), &limits)?,
-        );
+        GraderConfig::new(name, kind)
+    });
+    let all: Vec<GraderConfig> = built_in
+        .filter(|b| config.graders.iter().all(|g| g.name != b.name))
+        .chain(config.graders.iter().cloned())
+        .collect();
+    let mut permits: BTreeMap<String, usize> = BTreeMap::new();
+    for g in &all {
+        let p = permits.entry(provider(g)).or_insert(DEFAULT_CONCURRENCY);
+        if let Some(c) = g.concurrency {
+            *p = (*p).min(c);
+        }
     }
-    for g in &config.graders {
-        graders.insert(g.name.clone(), client(g, &limits)?);
+    let limits = Limits::default();
+    let mut graders: BTreeMap<String, Arc<dyn ModelClient>> = BTreeMap::new();
+    for g in &all {
+        let key = provider(g);
+        let limit = limits.of(
+            &key,
+            permits.get(&key).copied().unwrap_or(DEFAULT_CONCURRENCY),
+        );
+        graders.insert(g.name.clone(), client(g, limit)?);
     }
     let default =
         config
@@ -186,9 +204,30 @@ pub fn build_judge(config: &GradingConfig, no_cache: bool) -> Result<Judge, Stri
     Ok(judge)
 }
 
-/// Builds the client of one grader.
-fn client(g: &GraderConfig, limits: &Limits) -> Result<Arc<dyn ModelClient>, String> {
-    let concurrency = g.concurrency.unwrap_or(DEFAULT_CONCURRENCY);
+/// The provider a grader reaches, which its limit of simultaneous requests is shared with.
+fn provider(g: &GraderConfig) -> String {
+    match g.kind {
+        GraderKind::OpenAi => format!("openai {}", base_url(g)),
+        GraderKind::Anthropic => format!("anthropic {}", base_url(g)),
+        GraderKind::Claude => CliKind::Claude.program().to_owned(),
+        GraderKind::Codex => CliKind::Codex.program().to_owned(),
+        GraderKind::Scripted => format!("scripted {}", g.name),
+    }
+}
+
+/// The base URL of an HTTP grader: its own, or its provider's.
+fn base_url(g: &GraderConfig) -> String {
+    g.base_url.clone().unwrap_or_else(|| {
+        if g.kind == GraderKind::Anthropic {
+            "https://api.anthropic.com".to_owned()
+        } else {
+            "https://api.openai.com/v1".to_owned()
+        }
+    })
+}
+
+/// Builds the client of one grader, its requests bounded by `limit`.
+fn client(g: &GraderConfig, limit: Arc<Semaphore>) -> Result<Arc<dyn ModelClient>, String> {
     let retry = RetryPolicy {
         max_retries: g.retries.unwrap_or(3),
         ..RetryPolicy::default()
@@ -200,10 +239,7 @@ fn client(g: &GraderConfig, limits: &Limits) -> Result<Arc<dyn ModelClient>, Str
     };
     Ok(match g.kind {
         GraderKind::OpenAi => {
-            let base = g
-                .base_url
-                .clone()
-                .unwrap_or_else(|| "https://api.openai.com/v1".to_owned());
+            let base = base_url(g);
             let (key, var) = key_of("OPENAI_API_KEY");
             if key.is_none() && base.contains("api.openai.com") {
                 return Ok(Arc::new(Unusable {
@@ -214,7 +250,7 @@ fn client(g: &GraderConfig, limits: &Limits) -> Result<Arc<dyn ModelClient>, Str
                 label,
                 g.timeout.unwrap_or(Duration::from_secs(120)),
                 retry,
-                limits.of(&format!("openai {base}"), concurrency),
+                limit,
             )
             .map_err(|e| e.to_string())?;
             Arc::new(OpenAiCompatible::new(
@@ -226,10 +262,7 @@ fn client(g: &GraderConfig, limits: &Limits) -> Result<Arc<dyn ModelClient>, Str
             ))
         }
         GraderKind::Anthropic => {
-            let base = g
-                .base_url
-                .clone()
-                .unwrap_or_else(|| "https://api.anthropic.com".to_owned());
+            let base = base_url(g);
             let (key, var) = key_of("ANTHROPIC_API_KEY");
             if key.is_none() && base.contains("api.anthropic.com") {
                 return Ok(Arc::new(Unusable {
@@ -240,7 +273,7 @@ fn client(g: &GraderConfig, limits: &Limits) -> Result<Arc<dyn ModelClient>, Str
                 label,
                 g.timeout.unwrap_or(Duration::from_secs(120)),
                 retry,
-                limits.of(&format!("anthropic {base}"), concurrency),
+                limit,
             )
             .map_err(|e| e.to_string())?;
             Arc::new(Anthropic::new(&base, key, g.model.clone(), transport))
@@ -256,7 +289,7 @@ fn client(g: &GraderConfig, limits: &Limits) -> Result<Arc<dyn ModelClient>, Str
                 g.program.clone(),
                 g.model.clone(),
                 g.timeout.unwrap_or(Duration::from_secs(300)),
-                limits.of(kind.program(), concurrency),
+                limit,
             ))
         }
         GraderKind::Scripted => {

@@ -2,6 +2,7 @@
 //! an OpenAI-compatible and an Anthropic stand-in server, a fake `claude` on PATH; the cache
 //! across runs, `--no-cache`, `vouch cache stats|clear`, `vouch judge calibrate`.
 
+use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::LazyLock;
 
@@ -386,4 +387,32 @@ fn a_review_naming_an_unknown_grader_stops_before_anything_runs() {
     ----- stderr -----
     error: no grader named `local` (graders: claude, codex; vouch.yaml `graders:` adds more)
     ");
+}
+
+#[test]
+fn graders_of_one_server_share_its_smallest_limit() {
+    let server = Server::start(|req, _| {
+        let prompt = openai_prompt(req);
+        Reply::json(200, &openai::chat(&grade(&prompt).to_string()))
+            .after(std::time::Duration::from_millis(150))
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let config = format!(
+        "graders:\n  large:\n    kind: openai\n    base_url: {url}/v1\n    model: b\n    api_key_env: VOUCH_TEST_KEY\n  small:\n    kind: openai\n    base_url: {url}/v1\n    model: a\n    api_key_env: VOUCH_TEST_KEY\n    concurrency: 2\ndefault_grader: large\n",
+        url = server.url()
+    );
+    project(dir.path(), &config);
+    let mut test = String::from("name: Six reviews\nsession: session.jsonl\nassertions:\n");
+    for i in 0..6 {
+        let agent = if i % 2 == 0 { "small" } else { "large" };
+        let _ = writeln!(
+            test,
+            "  - stdout:\n      review: \"Says the tests pass ({i})\"\n      agent: {agent}"
+        );
+    }
+    std::fs::write(dir.path().join("fix.vouch.yaml"), test).unwrap();
+    let out = vouch_env(dir.path(), &["test", "fix.vouch.yaml"], &key());
+    assert_eq!(out.status.code(), Some(0), "{}", render(&out));
+    assert_eq!(server.requests(), 6);
+    assert_eq!(server.most_in_flight(), 2);
 }
