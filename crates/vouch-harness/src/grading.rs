@@ -238,10 +238,21 @@ fn client(g: &GraderConfig, limit: Arc<Semaphore>) -> Result<Arc<dyn ModelClient
         (std::env::var(&var).ok().filter(|k| !k.is_empty()), var)
     };
     Ok(match g.kind {
-        GraderKind::OpenAi => {
+        GraderKind::OpenAi | GraderKind::Anthropic => {
+            let openai = g.kind == GraderKind::OpenAi;
             let base = base_url(g);
-            let (key, var) = key_of("OPENAI_API_KEY");
-            if key.is_none() && base.contains("api.openai.com") {
+            let (key, var) = key_of(if openai {
+                "OPENAI_API_KEY"
+            } else {
+                "ANTHROPIC_API_KEY"
+            });
+            // Local servers need no key; the providers' own do.
+            let public = if openai {
+                "api.openai.com"
+            } else {
+                "api.anthropic.com"
+            };
+            if key.is_none() && base.contains(public) {
                 return Ok(Arc::new(Unusable {
                     why: format!("{label}: the environment variable {var} is not set"),
                 }));
@@ -253,30 +264,17 @@ fn client(g: &GraderConfig, limit: Arc<Semaphore>) -> Result<Arc<dyn ModelClient
                 limit,
             )
             .map_err(|e| e.to_string())?;
-            Arc::new(OpenAiCompatible::new(
-                &base,
-                key,
-                g.model.clone(),
-                g.structured,
-                transport,
-            ))
-        }
-        GraderKind::Anthropic => {
-            let base = base_url(g);
-            let (key, var) = key_of("ANTHROPIC_API_KEY");
-            if key.is_none() && base.contains("api.anthropic.com") {
-                return Ok(Arc::new(Unusable {
-                    why: format!("{label}: the environment variable {var} is not set"),
-                }));
+            if openai {
+                Arc::new(OpenAiCompatible::new(
+                    &base,
+                    key,
+                    g.model.clone(),
+                    g.structured,
+                    transport,
+                ))
+            } else {
+                Arc::new(Anthropic::new(&base, key, g.model.clone(), transport))
             }
-            let transport = Transport::new(
-                label,
-                g.timeout.unwrap_or(Duration::from_secs(120)),
-                retry,
-                limit,
-            )
-            .map_err(|e| e.to_string())?;
-            Arc::new(Anthropic::new(&base, key, g.model.clone(), transport))
         }
         GraderKind::Claude | GraderKind::Codex => {
             let kind = if g.kind == GraderKind::Claude {
