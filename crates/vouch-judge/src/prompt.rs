@@ -87,4 +87,20 @@ mod tests {
             .unwrap();
         assert_eq!(inside, output);
     }
+
+    proptest::proptest! {
+        #[test]
+        fn any_output_is_fenced_whole_by_a_nonce_it_does_not_hold(output in "\\PC{0,300}", criteria in "\\PC{0,60}") {
+            let n = nonce(&[&output, &criteria]);
+            proptest::prop_assert!(!output.contains(&n));
+            let prompt = build(&criteria, &output, &n);
+            let begin = format!("\nBEGIN-OUTPUT-{n}\n");
+            let end = format!("\nEND-OUTPUT-{n}\n");
+            let start = prompt.find(&begin).map(|i| i + begin.len());
+            let stop = prompt.rfind(&end);
+            proptest::prop_assert!(start.is_some() && stop.is_some());
+            let inside = prompt.get(start.unwrap_or(0)..stop.unwrap_or(0));
+            proptest::prop_assert_eq!(inside, Some(output.as_str()));
+        }
+    }
 }
