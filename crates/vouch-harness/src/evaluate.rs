@@ -1,5 +1,6 @@
 //! Evaluating a test's assertions on a session: one row per assertion, in the test's order.
 
+use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -66,6 +67,51 @@ impl Row {
             line,
             grading: None,
         }
+    }
+
+    /// What a graded row says of its grading: `score 9/10, threshold 7; by demo (demo-model);
+    /// replayed from the cache`, with the samples' range and a borderline mark when sampled.
+    pub fn grading_note(&self) -> Option<String> {
+        let g = self.grading.as_ref()?;
+        let score = |s: f64| {
+            if s.fract() == 0.0 {
+                format!("{s:.0}")
+            } else {
+                format!("{s:.1}")
+            }
+        };
+        let mut note = match self.score {
+            Some(s) => format!("score {}/10, threshold {}", score(s), g.threshold),
+            None => format!("threshold {}", g.threshold),
+        };
+        if g.samples.len() > 1 {
+            let lo = g.samples.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = g.samples.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let _ = write!(
+                note,
+                ", median of {} samples ({}–{})",
+                g.samples.len(),
+                score(lo),
+                score(hi)
+            );
+        }
+        if g.borderline {
+            note.push_str(", borderline");
+        }
+        let _ = write!(note, "; by {} ({})", g.grader, g.model);
+        if g.cached > 0 {
+            if g.cached == g.samples.len() {
+                note.push_str("; replayed from the cache");
+            } else {
+                let _ = write!(
+                    note,
+                    "; {} of {} samples from the cache",
+                    g.cached,
+                    g.samples.len()
+                );
+            }
+        }
+        Some(note)
     }
 
     /// A row that did not hold, and why.

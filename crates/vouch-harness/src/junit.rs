@@ -34,7 +34,11 @@ pub fn to_junit(results: &[TestResult]) -> Result<String, quick_junit::Serialize
                 } else {
                     "✗"
                 };
-                let _ = writeln!(out, "  {mark} {}", row.description);
+                let note = row
+                    .grading_note()
+                    .map(|n| format!(" ({n})"))
+                    .unwrap_or_default();
+                let _ = writeln!(out, "  {mark} {}{note}", row.description);
                 if let Some(reason) = &row.reason {
                     let _ = writeln!(out, "      {reason}");
                 }

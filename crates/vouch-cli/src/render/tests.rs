@@ -2,11 +2,9 @@
 //! (`✓`/`✗` with the reason, a graded row's score), a line per run when it repeats, and a
 //! summary.
 
-use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::time::Duration;
 
-use vouch_harness::Row;
 use vouch_harness::suite::{RunResult, TestResult};
 
 use crate::ui::{Styles, plural};
@@ -105,7 +103,8 @@ fn rows(out: &mut impl Write, styles: &Styles, run: &RunResult, indent: usize) -
         } else {
             ("✗", styles.fail)
         };
-        let score = grading_note(row)
+        let score = row
+            .grading_note()
             .map(|note| format!(" {d}({note}){d:#}"))
             .unwrap_or_default();
         writeln!(out, "{pad}{s}{mark}{s:#} {}{score}", row.description)?;
@@ -116,49 +115,4 @@ fn rows(out: &mut impl Write, styles: &Styles, run: &RunResult, indent: usize) -
         }
     }
     Ok(())
-}
-
-/// What a graded row says of its grading: `score 9/10, threshold 7; by demo (demo-model);
-/// replayed from the cache`, with the samples' range and a borderline mark when sampled.
-fn grading_note(row: &Row) -> Option<String> {
-    let g = row.grading.as_ref()?;
-    let score = |s: f64| {
-        if s.fract() == 0.0 {
-            format!("{s:.0}")
-        } else {
-            format!("{s:.1}")
-        }
-    };
-    let mut note = match row.score {
-        Some(s) => format!("score {}/10, threshold {}", score(s), g.threshold),
-        None => format!("threshold {}", g.threshold),
-    };
-    if g.samples.len() > 1 {
-        let lo = g.samples.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = g.samples.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let _ = write!(
-            note,
-            ", median of {} samples ({}–{})",
-            g.samples.len(),
-            score(lo),
-            score(hi)
-        );
-    }
-    if g.borderline {
-        note.push_str(", borderline");
-    }
-    let _ = write!(note, "; by {} ({})", g.grader, g.model);
-    if g.cached > 0 {
-        if g.cached == g.samples.len() {
-            note.push_str("; replayed from the cache");
-        } else {
-            let _ = write!(
-                note,
-                "; {} of {} samples from the cache",
-                g.cached,
-                g.samples.len()
-            );
-        }
-    }
-    Some(note)
 }

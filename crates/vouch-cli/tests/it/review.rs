@@ -189,6 +189,18 @@ fn json_results_carry_the_grading() {
     assert_eq!(row["grading"]["grader"], "local", "{row}");
     assert_eq!(row["grading"]["model"], "tiny-judge", "{row}");
     assert_eq!(row["grading"]["threshold"], 7, "{row}");
+
+    let junit = dir.path().join("report.xml");
+    let _ = vouch_env(
+        dir.path(),
+        &["test", "fix.vouch.yaml", "--junit", junit.to_str().unwrap()],
+        &key(),
+    );
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(
+        xml.contains("✗ stdout review: &quot;Names the file it changed&quot; (score 4/10, threshold 6; by local (tiny-judge); replayed from the cache)"),
+        "{xml}"
+    );
 }
 
 #[test]
