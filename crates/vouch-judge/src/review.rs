@@ -120,6 +120,8 @@ pub struct Judge {
     graders: BTreeMap<String, Arc<dyn ModelClient>>,
     default: String,
     cache: CacheSlot,
+    /// The first problem the cache had (it could not be opened, or a grading not kept).
+    cache_problem: std::sync::Mutex<Option<String>>,
 }
 
 impl Judge {
@@ -132,6 +134,7 @@ impl Judge {
             graders,
             default: default.into(),
             cache: CacheSlot::None,
+            cache_problem: std::sync::Mutex::new(None),
         }
     }
 
@@ -164,11 +167,30 @@ impl Judge {
                 .get_or_init(|| match Cache::open(path) {
                     Ok(c) => Some(Arc::new(c)),
                     Err(e) => {
-                        tracing::warn!("{e}; grading without a cache");
+                        self.note_cache_problem(format!("{e}; graded without a cache"));
                         None
                     }
                 })
                 .as_deref(),
+        }
+    }
+
+    fn note_cache_problem(&self, problem: String) {
+        tracing::warn!("{problem}");
+        let mut slot = match self.cache_problem.lock() {
+            Ok(slot) => slot,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        slot.get_or_insert(problem);
+    }
+
+    /// Returns the first problem the cache had in this judge's gradings — it could not be
+    /// opened, or a grading could not be kept — for the caller to warn of. Such problems never
+    /// fail a grading.
+    pub fn cache_problem(&self) -> Option<String> {
+        match self.cache_problem.lock() {
+            Ok(slot) => slot.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
         }
     }
 
@@ -313,7 +335,7 @@ impl Judge {
             };
             // A grading that cannot be kept is still a grading.
             if let Err(e) = cache.put(&k, &kept) {
-                tracing::warn!("{e}; the grading is not kept");
+                self.note_cache_problem(format!("{e}; gradings were not kept"));
             }
         }
         Ok(Sample {

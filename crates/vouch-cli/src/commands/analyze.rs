@@ -4,7 +4,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::commands::test::{Format, execute, grader, pipeline_config, project, report};
+use crate::commands::test::{
+    Format, execute, grader, pipeline_config, project, report, warn_of_cache,
+};
 use crate::error::CommandError;
 use crate::render::config_errors;
 use crate::ui::Ui;
@@ -74,6 +76,7 @@ pub(crate) fn run(args: &AnalyzeArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     let pipeline = pipeline_config(project.path.as_deref(), ui)?;
     let grader = grader(&project, args.no_cache, std::slice::from_ref(&test), ui)?;
     let (results, wall) = execute(std::slice::from_ref(&test), 1, false, &pipeline, &grader);
+    warn_of_cache(&grader, ui);
     if let Some(error) = results
         .first()
         .and_then(|t| t.runs.first())

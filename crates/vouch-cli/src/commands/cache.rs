@@ -58,11 +58,46 @@ pub(crate) fn run(command: &CacheCommand, ui: &mut Ui) -> Result<u8, CommandErro
         }
         return Ok(exit_codes::PASS);
     }
-    let cache = Cache::open(&path).map_err(|e| CommandError::input(e.to_string()))?;
+    let opened = Cache::open(&path);
     if clear {
-        let n = cache
-            .clear()
-            .map_err(|e| CommandError::input(e.to_string()))?;
+        let n = match opened.and_then(|cache| cache.clear()) {
+            Ok(n) => n,
+            Err(e) => {
+                // A file that is not a cache cannot be emptied: it is removed, and the next
+                // grading makes a new one.
+                for file in [
+                    path.clone(),
+                    path.with_extension("db-wal"),
+                    path.with_extension("db-shm"),
+                ] {
+                    match std::fs::remove_file(&file) {
+                        Ok(()) => {}
+                        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+                        Err(err) => {
+                            return Err(CommandError::input(format!(
+                                "{e}; and it cannot be removed: {err}"
+                            )));
+                        }
+                    }
+                }
+                let reason = std::error::Error::source(&e)
+                    .map_or_else(|| e.to_string(), ToString::to_string);
+                if json {
+                    writeln!(
+                        ui.out,
+                        "{}",
+                        serde_json::json!({"path": path, "removed": true, "reason": reason})
+                    )?;
+                } else {
+                    writeln!(
+                        ui.out,
+                        "removed {}: it was not a usable cache ({reason})",
+                        path.display()
+                    )?;
+                }
+                return Ok(exit_codes::PASS);
+            }
+        };
         if json {
             writeln!(
                 ui.out,
@@ -79,8 +114,8 @@ pub(crate) fn run(command: &CacheCommand, ui: &mut Ui) -> Result<u8, CommandErro
         }
         return Ok(exit_codes::PASS);
     }
-    let stats = cache
-        .stats()
+    let stats = opened
+        .and_then(|cache| cache.stats())
         .map_err(|e| CommandError::input(e.to_string()))?;
     if json {
         serde_json::to_writer_pretty(&mut ui.out, &stats).map_err(std::io::Error::from)?;

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand};
 use vouch_judge::calibrate::{self, Calibration, Expect};
 
-use crate::commands::test::{Format, grader, project};
+use crate::commands::test::{Format, grader, project, warn_of_cache};
 use crate::error::CommandError;
 use crate::exit_codes;
 use crate::ui::Ui;
@@ -83,6 +83,7 @@ pub(crate) fn run(command: &JudgeCommand, ui: &mut Ui) -> Result<u8, CommandErro
         args.grader.as_deref(),
         args.threshold,
     ));
+    warn_of_cache(&grader, ui);
     match args.format {
         Format::Json => {
             serde_json::to_writer_pretty(&mut ui.out, &result).map_err(std::io::Error::from)?;

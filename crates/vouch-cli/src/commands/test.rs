@@ -165,6 +165,13 @@ pub(crate) fn grader(
         .map_err(|e| CommandError::input(format!("cannot start the graders: {e}")))
 }
 
+/// Warns, once, of a problem the grading cache had (gradings were made without it).
+pub(crate) fn warn_of_cache(grader: &JudgeGrader, ui: &mut Ui) {
+    if let Some(problem) = grader.judge().cache_problem() {
+        ui.warn(problem);
+    }
+}
+
 /// Runs `vouch test`.
 pub(crate) fn run(args: &TestArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     let paths = if args.paths.is_empty() {
@@ -198,6 +205,7 @@ pub(crate) fn run(args: &TestArgs, ui: &mut Ui) -> Result<u8, CommandError> {
         &pipeline,
         &grader,
     );
+    warn_of_cache(&grader, ui);
     report(&results.0, results.1, args.format, args.junit.as_ref(), ui)
 }
 

@@ -428,3 +428,41 @@ fn graders_of_one_server_share_its_smallest_limit() {
     assert_eq!(server.requests(), 6);
     assert_eq!(server.most_in_flight(), 2);
 }
+
+#[test]
+fn a_broken_cache_is_warned_of_and_graded_without() {
+    let server = openai_server();
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path(), &openai_config(&server));
+    std::fs::create_dir(dir.path().join(".vouch")).unwrap();
+    std::fs::write(dir.path().join(".vouch/cache.db"), "not a database\n").unwrap();
+    let out = vouch_env(dir.path(), &["test", "fix.vouch.yaml"], &key());
+    assert_eq!(server.requests(), 2);
+    let stderr =
+        String::from_utf8_lossy(&out.stderr).replace(&*dir.path().to_string_lossy(), "<dir>");
+    insta::assert_snapshot!(stderr, @"warning: the grading cache <dir>/.vouch/cache.db: file is not a database; graded without a cache");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the verdicts stand: {}",
+        render(&out)
+    );
+    let stats = vouch_in(dir.path(), &["cache", "stats"]);
+    assert_eq!(stats.status.code(), Some(2), "{}", render(&stats));
+    let clear = vouch_in(dir.path(), &["cache", "clear"]);
+    insta::assert_snapshot!(render(&clear).replace(&*dir.path().to_string_lossy(), "<dir>"), @r"
+    exit: 0
+    ----- stdout -----
+    removed <dir>/.vouch/cache.db: it was not a usable cache (file is not a database)
+    ----- stderr -----
+    ");
+    assert!(!dir.path().join(".vouch/cache.db").exists());
+    let _ = vouch_env(dir.path(), &["test", "fix.vouch.yaml"], &key());
+    let again = vouch_env(dir.path(), &["test", "fix.vouch.yaml"], &key());
+    assert_eq!(server.requests(), 4, "a new cache was made and replayed");
+    assert!(
+        String::from_utf8_lossy(&again.stderr).is_empty(),
+        "{}",
+        render(&again)
+    );
+}
