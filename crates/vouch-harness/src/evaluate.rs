@@ -53,6 +53,9 @@ pub struct Grading {
     pub grader: String,
     /// The model that graded.
     pub model: String,
+    /// The tokens the grading cost, when the grader said (none when replayed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<vouch_llm::Usage>,
 }
 
 impl Row {

@@ -127,6 +127,7 @@ pub fn row_of(graded: &Graded, review: &Review<'_>) -> Row {
             cached: graded.cached(),
             grader: graded.grader.clone(),
             model: graded.model.clone(),
+            usage: graded.usage(),
         });
     }
     row

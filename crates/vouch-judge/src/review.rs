@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock};
 
 use futures_util::future::join_all;
 use serde::Serialize;
-use vouch_llm::{ModelClient, Request};
+use vouch_llm::{ModelClient, Request, Usage};
 
 use crate::cache::{Cache, Cached, key};
 use crate::parse::parse;
@@ -66,6 +66,9 @@ pub struct Sample {
     pub reasoning: String,
     /// True when it was replayed from the cache.
     pub cached: bool,
+    /// The tokens it cost, when the grader said (none when replayed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
 }
 
 /// A graded review.
@@ -102,6 +105,14 @@ impl Graded {
     /// Returns how many samples were replayed from the cache.
     pub fn cached(&self) -> usize {
         self.samples.iter().filter(|s| s.cached).count()
+    }
+
+    /// Returns the tokens its samples cost, when the grader said for any.
+    pub fn usage(&self) -> Option<Usage> {
+        self.samples
+            .iter()
+            .filter_map(|s| s.usage)
+            .reduce(|a, b| a + b)
     }
 }
 
@@ -309,6 +320,7 @@ impl Judge {
                 score: hit.score,
                 reasoning: hit.reasoning,
                 cached: true,
+                usage: None,
             });
         }
         let nonce = prompt::nonce(&[output, &spec.criteria]);
@@ -343,6 +355,7 @@ impl Judge {
             score: grade.score,
             reasoning: grade.reasoning,
             cached: false,
+            usage: reply.usage,
         })
     }
 }

@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use crate::client::{BoxFuture, ModelClient, Reply, Request};
+use crate::client::{BoxFuture, ModelClient, Reply, Request, Usage};
 use crate::error::Error;
 use crate::http::Transport;
 
@@ -65,6 +65,15 @@ impl Anthropic {
             .get("content")
             .and_then(Value::as_array)
             .ok_or_else(|| self.decode("no `content` in the answer"))?;
+        let usage = Usage::read(
+            answer.get("usage"),
+            &[
+                "input_tokens",
+                "cache_creation_input_tokens",
+                "cache_read_input_tokens",
+            ],
+            &["output_tokens"],
+        );
         let answered = answer
             .get("model")
             .and_then(Value::as_str)
@@ -82,6 +91,7 @@ impl Anthropic {
                 text: input.to_string(),
                 model: answered,
                 structured: true,
+                usage,
             });
         }
         let text: String = blocks
@@ -97,6 +107,7 @@ impl Anthropic {
             text,
             model: answered,
             structured: false,
+            usage,
         })
     }
 

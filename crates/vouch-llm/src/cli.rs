@@ -13,7 +13,7 @@ use serde_json::Value;
 use tokio::io::AsyncWriteExt;
 use tokio::sync::Semaphore;
 
-use crate::client::{BoxFuture, ModelClient, Reply, Request};
+use crate::client::{BoxFuture, ModelClient, Reply, Request, Usage};
 use crate::error::Error;
 
 /// Which agent.
@@ -176,11 +176,12 @@ impl AgentCli {
                     .map_or_else(|| "a signal".to_owned(), |c| format!("code {c}"))
             )));
         }
-        let (text, _) = reply?;
+        let (text, _, usage) = reply?;
         Ok(Reply {
             text,
             model: model.unwrap_or("default").to_owned(),
             structured: false,
+            usage,
         })
     }
 
@@ -239,7 +240,7 @@ pub fn find_on_path(name: &str, path: &std::ffi::OsStr) -> Option<PathBuf> {
 }
 
 /// Reads `claude -p --output-format json`: one result object (the last line that is one).
-fn claude_reply(stdout: &str) -> Result<(String, Option<String>), Error> {
+fn claude_reply(stdout: &str) -> Result<(String, Option<String>, Option<Usage>), Error> {
     let result = stdout
         .lines()
         .rev()
@@ -270,14 +271,24 @@ fn claude_reply(stdout: &str) -> Result<(String, Option<String>), Error> {
     if text.trim().is_empty() {
         return Err(Error::Process("claude printed an empty result".into()));
     }
-    Ok((text, None))
+    let usage = Usage::read(
+        result.get("usage"),
+        &[
+            "input_tokens",
+            "cache_creation_input_tokens",
+            "cache_read_input_tokens",
+        ],
+        &["output_tokens"],
+    );
+    Ok((text, None, usage))
 }
 
 /// Reads `codex exec --json`: the last agent message, and the thread's id.
-fn codex_reply(stdout: &str) -> Result<(String, Option<String>), Error> {
+fn codex_reply(stdout: &str) -> Result<(String, Option<String>, Option<Usage>), Error> {
     let mut text = None;
     let mut thread = None;
     let mut failure = None;
+    let mut usage: Option<Usage> = None;
     for line in stdout.lines() {
         let Ok(event) = serde_json::from_str::<Value>(line.trim()) else {
             continue;
@@ -299,6 +310,13 @@ fn codex_reply(stdout: &str) -> Result<(String, Option<String>), Error> {
                         .map(str::to_owned);
                 }
             }
+            Some("turn.completed") => {
+                if let Some(u) =
+                    Usage::read(event.get("usage"), &["input_tokens"], &["output_tokens"])
+                {
+                    usage = Some(usage.unwrap_or_default() + u);
+                }
+            }
             Some("error" | "turn.failed") => {
                 failure = Some(
                     event
@@ -313,7 +331,7 @@ fn codex_reply(stdout: &str) -> Result<(String, Option<String>), Error> {
         }
     }
     match (text, failure) {
-        (Some(text), _) if !text.trim().is_empty() => Ok((text, thread)),
+        (Some(text), _) if !text.trim().is_empty() => Ok((text, thread, usage)),
         (_, Some(failure)) => Err(Error::Process(format!("codex failed: {failure}"))),
         _ => Err(Error::Process("codex printed no agent message".into())),
     }
@@ -376,17 +394,32 @@ mod tests {
 
     #[test]
     fn replies_of_both_clis_are_read() {
-        let claude = r#"{"type":"result","subtype":"success","is_error":false,"result":"{\"score\": 8}","session_id":"s"}"#;
-        assert_eq!(claude_reply(claude).unwrap().0, r#"{"score": 8}"#);
+        let claude = r#"{"type":"result","subtype":"success","is_error":false,"result":"{\"score\": 8}","session_id":"s","usage":{"input_tokens":3,"cache_read_input_tokens":1200,"output_tokens":40}}"#;
+        let (text, _, usage) = claude_reply(claude).unwrap();
+        assert_eq!(text, r#"{"score": 8}"#);
+        assert_eq!(
+            usage,
+            Some(Usage {
+                input: 1203,
+                output: 40
+            })
+        );
         assert!(
             claude_reply(r#"{"type":"result","is_error":true,"result":"Credit balance too low"}"#)
                 .is_err()
         );
         assert!(claude_reply("not json").is_err());
-        let codex = "{\"type\":\"thread.started\",\"thread_id\":\"th-9\"}\n{\"type\":\"item.completed\",\"item\":{\"id\":\"i\",\"type\":\"agent_message\",\"text\":\"{\\\"score\\\": 6}\"}}\n";
+        let codex = "{\"type\":\"thread.started\",\"thread_id\":\"th-9\"}\n{\"type\":\"item.completed\",\"item\":{\"id\":\"i\",\"type\":\"agent_message\",\"text\":\"{\\\"score\\\": 6}\"}}\n{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":900,\"cached_input_tokens\":0,\"output_tokens\":30}}\n";
         assert_eq!(
             codex_reply(codex).unwrap(),
-            (r#"{"score": 6}"#.to_owned(), Some("th-9".to_owned()))
+            (
+                r#"{"score": 6}"#.to_owned(),
+                Some("th-9".to_owned()),
+                Some(Usage {
+                    input: 900,
+                    output: 30
+                })
+            )
         );
         assert!(
             codex_reply("{\"type\":\"turn.failed\",\"error\":{\"message\":\"quota\"}}").is_err()

@@ -61,6 +61,51 @@ pub struct Reply {
     /// True when the provider enforced the schema (a forced tool call, a JSON-schema response
     /// format).
     pub structured: bool,
+    /// The tokens it cost, when the provider said.
+    pub usage: Option<Usage>,
+}
+
+/// Tokens a reply cost, as the provider counted them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Usage {
+    /// Tokens read: the prompt (cached prompt tokens included).
+    pub input: u64,
+    /// Tokens written: the reply.
+    pub output: u64,
+}
+
+impl Usage {
+    /// Reads the usage object `value` holds under `input` and `output` (each a key, or several
+    /// keys to add up); `None` when it holds neither.
+    pub fn read(
+        value: Option<&serde_json::Value>,
+        input: &[&str],
+        output: &[&str],
+    ) -> Option<Usage> {
+        let value = value?;
+        let sum = |keys: &[&str]| -> Option<u64> {
+            keys.iter()
+                .filter_map(|k| value.get(*k).and_then(serde_json::Value::as_u64))
+                .reduce(u64::saturating_add)
+        };
+        match (sum(input), sum(output)) {
+            (None, None) => None,
+            (i, o) => Some(Usage {
+                input: i.unwrap_or(0),
+                output: o.unwrap_or(0),
+            }),
+        }
+    }
+}
+
+impl std::ops::Add for Usage {
+    type Output = Usage;
+    fn add(self, other: Usage) -> Usage {
+        Usage {
+            input: self.input.saturating_add(other.input),
+            output: self.output.saturating_add(other.output),
+        }
+    }
 }
 
 /// A model that answers prompts.

@@ -26,7 +26,7 @@ mod scripted;
 
 pub use anthropic::Anthropic;
 pub use cli::{AgentCli, CliKind, claude_project_slug, find_on_path};
-pub use client::{BoxFuture, ModelClient, Reply, Request, Schema};
+pub use client::{BoxFuture, ModelClient, Reply, Request, Schema, Usage};
 pub use error::Error;
 pub use http::Transport;
 pub use limit::{DEFAULT_CONCURRENCY, Limits};

@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::{Value, json};
 
-use crate::client::{BoxFuture, ModelClient, Reply, Request};
+use crate::client::{BoxFuture, ModelClient, Reply, Request, Usage};
 use crate::error::Error;
 use crate::http::Transport;
 
@@ -173,6 +173,11 @@ impl OpenAiCompatible {
                 .unwrap_or(model)
                 .to_owned(),
             structured,
+            usage: Usage::read(
+                answer.get("usage"),
+                &["prompt_tokens"],
+                &["completion_tokens"],
+            ),
         })
     }
 }

@@ -104,6 +104,7 @@ impl Scripted {
             text,
             model: request.model.clone().unwrap_or_else(|| self.model.clone()),
             structured: false,
+            usage: None,
         })
     }
 }

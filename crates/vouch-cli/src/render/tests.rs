@@ -33,7 +33,63 @@ pub(crate) fn write(
         failed,
         plural(results.len(), "test", "tests"),
         wall.as_secs_f64()
-    )
+    )?;
+    if let Some(line) = grading_summary(results) {
+        let d = styles.dim;
+        writeln!(out, "{d}{line}{d:#}")?;
+    }
+    Ok(())
+}
+
+/// What grading the run's reviews took: `graded 6 reviews: 2 gradings asked (1,204 tokens in,
+/// 96 out), 4 replayed from the cache`; `None` when there were none.
+fn grading_summary(results: &[TestResult]) -> Option<String> {
+    let gradings: Vec<_> = results
+        .iter()
+        .flat_map(|t| &t.runs)
+        .flat_map(|r| &r.rows)
+        .filter_map(|row| row.grading.as_ref())
+        .collect();
+    if gradings.is_empty() {
+        return None;
+    }
+    let samples: usize = gradings.iter().map(|g| g.samples.len()).sum();
+    let cached: usize = gradings.iter().map(|g| g.cached).sum();
+    let asked = samples - cached;
+    let usage = gradings.iter().filter_map(|g| g.usage).reduce(|a, b| a + b);
+    let mut line = format!("graded {}: ", plural(gradings.len(), "review", "reviews"));
+    let mut parts = Vec::new();
+    if asked > 0 || cached == 0 {
+        let tokens = usage.map_or_else(String::new, |u| {
+            format!(
+                " ({} tokens in, {} out)",
+                thousands(u.input),
+                thousands(u.output)
+            )
+        });
+        parts.push(format!(
+            "{} asked{tokens}",
+            plural(asked, "grading", "gradings")
+        ));
+    }
+    if cached > 0 {
+        parts.push(format!("{cached} replayed from the cache"));
+    }
+    line.push_str(&parts.join(", "));
+    Some(line)
+}
+
+/// Writes `n` with a comma between each group of three digits.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 fn test_line(out: &mut impl Write, styles: &Styles, test: &TestResult) -> io::Result<()> {
@@ -115,4 +171,16 @@ fn rows(out: &mut impl Write, styles: &Styles, run: &RunResult, indent: usize) -
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod unit {
+    use super::thousands;
+
+    #[test]
+    fn token_counts_are_grouped_by_thousands() {
+        let cases = [0, 7, 999, 1_000, 12_345, 1_234_567];
+        let shown: Vec<String> = cases.into_iter().map(thousands).collect();
+        assert_eq!(shown, ["0", "7", "999", "1,000", "12,345", "1,234,567"]);
+    }
 }

@@ -118,6 +118,7 @@ fn an_openai_compatible_grader_grades_once_and_the_cache_replays() {
             graded on: Names the file it changed
 
     failed: 0 passed, 1 failed (1 test in T.TTs)
+    graded 2 reviews: 2 gradings asked (20 tokens in, 20 out)
     ----- stderr -----
     "#);
     assert!(dir.path().join(".vouch/cache.db").is_file());
@@ -125,7 +126,15 @@ fn an_openai_compatible_grader_grades_once_and_the_cache_replays() {
     let second = vouch_env(dir.path(), &["test", "fix.vouch.yaml"], &key());
     assert_eq!(server.requests(), 2, "a warm cache makes no request");
     let text = render(&second);
-    assert_eq!(text.matches("replayed from the cache").count(), 2, "{text}");
+    assert_eq!(
+        text.matches("; replayed from the cache)").count(),
+        2,
+        "{text}"
+    );
+    assert!(
+        text.contains("graded 2 reviews: 2 replayed from the cache\n"),
+        "{text}"
+    );
     assert_eq!(second.status.code(), Some(1));
 
     let fresh = vouch_env(
