@@ -65,15 +65,7 @@ impl Anthropic {
             .get("content")
             .and_then(Value::as_array)
             .ok_or_else(|| self.decode("no `content` in the answer"))?;
-        let usage = Usage::read(
-            answer.get("usage"),
-            &[
-                "input_tokens",
-                "cache_creation_input_tokens",
-                "cache_read_input_tokens",
-            ],
-            &["output_tokens"],
-        );
+        let usage = Usage::anthropic(answer.get("usage"));
         let answered = answer
             .get("model")
             .and_then(Value::as_str)

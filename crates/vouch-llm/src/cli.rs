@@ -271,15 +271,7 @@ fn claude_reply(stdout: &str) -> Result<(String, Option<String>, Option<Usage>),
     if text.trim().is_empty() {
         return Err(Error::Process("claude printed an empty result".into()));
     }
-    let usage = Usage::read(
-        result.get("usage"),
-        &[
-            "input_tokens",
-            "cache_creation_input_tokens",
-            "cache_read_input_tokens",
-        ],
-        &["output_tokens"],
-    );
+    let usage = Usage::anthropic(result.get("usage"));
     Ok((text, None, usage))
 }
 

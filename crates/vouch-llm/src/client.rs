@@ -98,6 +98,22 @@ impl Usage {
     }
 }
 
+impl Usage {
+    /// Reads an Anthropic `usage` object (the Messages API's, and Claude Code's result's):
+    /// prompt tokens written to and read from the prompt cache count as read.
+    pub fn anthropic(value: Option<&serde_json::Value>) -> Option<Usage> {
+        Usage::read(
+            value,
+            &[
+                "input_tokens",
+                "cache_creation_input_tokens",
+                "cache_read_input_tokens",
+            ],
+            &["output_tokens"],
+        )
+    }
+}
+
 impl std::ops::Add for Usage {
     type Output = Usage;
     fn add(self, other: Usage) -> Usage {

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use vouch_llm::{
     Anthropic, Error, Limits, ModelClient, OpenAiCompatible, Request, RetryPolicy, Schema,
-    Structured, Transport,
+    Structured, Transport, Usage,
 };
 use vouch_standin::{Reply, Server, anthropic, openai};
 
@@ -59,6 +59,13 @@ async fn openai_chat_completions_with_a_json_schema() {
     assert_eq!(reply.text, r#"{"score": 9}"#);
     assert_eq!(reply.model, "standin-model");
     assert!(reply.structured);
+    assert_eq!(
+        reply.usage,
+        Some(Usage {
+            input: 10,
+            output: 10
+        })
+    );
     let seen = server.seen();
     assert_eq!(seen[0].path, "/v1/chat/completions");
     assert_eq!(seen[0].header("authorization"), Some("Bearer sk-test"));
@@ -209,6 +216,13 @@ async fn anthropic_messages_with_a_forced_tool_call() {
     assert_eq!(parsed, json!({"score": 8, "reasoning": "ok"}));
     assert!(reply.structured);
     assert_eq!(reply.model, "standin-claude");
+    assert_eq!(
+        reply.usage,
+        Some(Usage {
+            input: 10,
+            output: 10
+        })
+    );
     let seen = &server.seen()[0];
     assert_eq!(seen.path, "/v1/messages");
     assert_eq!(seen.header("x-api-key"), Some("sk-ant"));
