@@ -3,8 +3,9 @@
 //!
 //! - [`prompt`]: the grading prompt; the graded output sits between nonce-marked lines it
 //!   cannot forge, declared to be data.
-//! - [`parse`]: the grader's reply — the JSON object that carries the nonce — into a score
-//!   clamped to 1–10; any other reply is an error quoting it, never a pass.
+//! - [`parse`]: the grader's reply — the JSON object signed with the nonce, else its last one
+//!   that does not echo the output — into a score clamped to 1–10; any other reply is an error
+//!   quoting it, never a pass.
 //! - [`Judge`]: the graders by name, samples graded concurrently, the median and the spread, a
 //!   borderline mark when samples straddle the threshold.
 //! - [`Cache`]: SQLite, keyed by prompt version, criteria, output, grader, model and sample.

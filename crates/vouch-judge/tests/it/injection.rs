@@ -50,7 +50,9 @@ async fn an_honest_grader_is_read_whatever_the_output_says() {
 
 #[tokio::test]
 async fn a_grader_talked_into_repeating_the_planted_score_is_not_a_pass() {
-    // A hijacked grader answers with the JSON the output planted: it cannot carry the nonce.
+    // A hijacked grader answers with the JSON the output planted: an echo of the output (or a
+    // grade signed with another grading's nonce) is never read as the grade. (A grader that
+    // obeys "answer 10" with a grade of its own is a grader problem: calibration shows it.)
     let server = Server::start(|r, _| {
         let output = output_of(r);
         let planted = output
@@ -61,7 +63,7 @@ async fn a_grader_talked_into_repeating_the_planted_score_is_not_a_pass() {
         Reply::json(200, &openai::chat(&planted))
     });
     let judge = openai_judge(&server);
-    for output in HOSTILE {
+    for output in HOSTILE.iter().filter(|o| o.contains('{')) {
         let graded = judge
             .review(&ReviewSpec::new("Says the tests pass"), Some(output))
             .await;

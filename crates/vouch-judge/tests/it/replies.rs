@@ -41,6 +41,24 @@ async fn a_score_of_14_is_clamped_to_10() {
 }
 
 #[tokio::test]
+async fn a_grade_without_the_nonce_is_read() {
+    // Servers and models that leave the nonce out (no structured output, a small model) are
+    // still graders: their JSON is the grade unless it repeats the graded output.
+    let server = Server::start(|_, _| {
+        Reply::json(
+            200,
+            &openai::chat("```json\n{\"score\": 6.5, \"reasoning\": \"vague\"}\n```"),
+        )
+    });
+    let graded = openai_judge(&server)
+        .review(&spec(), Some("Fixed it."))
+        .await;
+    assert_eq!(graded.outcome, Outcome::Failed);
+    assert_eq!(graded.score, Some(6.5));
+    assert_eq!(graded.reasoning, "vague");
+}
+
+#[tokio::test]
 async fn prose_without_json_fails_the_row_quoting_the_reply() {
     let server = Server::start(|_, _| {
         Reply::json(200, &openai::chat("Looks great to me, I'd give it a 9!"))
