@@ -239,7 +239,9 @@ pub fn find_on_path(name: &str, path: &std::ffi::OsStr) -> Option<PathBuf> {
         })
 }
 
-/// Reads `claude -p --output-format json`: one result object (the last line that is one).
+/// Reads `claude -p --output-format json`: one result object (the last line that is one). A
+/// program that prints no result object (a wrapper that prints the answer itself) answered
+/// with what it printed.
 fn claude_reply(stdout: &str) -> Result<(String, Option<String>, Option<Usage>), Error> {
     let result = stdout
         .lines()
@@ -249,13 +251,10 @@ fn claude_reply(stdout: &str) -> Result<(String, Option<String>, Option<Usage>),
         .or_else(|| {
             serde_json::from_str::<Value>(stdout.trim())
                 .ok()
-                .filter(Value::is_object)
+                .filter(|v| v.get("result").is_some())
         });
     let Some(result) = result else {
-        return Err(Error::Process(format!(
-            "claude printed no result object: {}",
-            tail(stdout)
-        )));
+        return plain(stdout, "claude");
     };
     let text = result
         .get("result")
@@ -325,8 +324,17 @@ fn codex_reply(stdout: &str) -> Result<(String, Option<String>, Option<Usage>), 
     match (text, failure) {
         (Some(text), _) if !text.trim().is_empty() => Ok((text, thread, usage)),
         (_, Some(failure)) => Err(Error::Process(format!("codex failed: {failure}"))),
+        (None, None) if thread.is_none() => plain(stdout, "codex"),
         _ => Err(Error::Process("codex printed no agent message".into())),
     }
+}
+
+/// The answer of a program that printed it rather than the CLI's JSON: its whole output.
+fn plain(stdout: &str, name: &str) -> Result<(String, Option<String>, Option<Usage>), Error> {
+    if stdout.trim().is_empty() {
+        return Err(Error::Process(format!("{name} printed nothing")));
+    }
+    Ok((stdout.trim().to_owned(), None, None))
 }
 
 /// Deletes the rollout files of `thread` under `dir`, looking `depth` folders down.
@@ -400,7 +408,13 @@ mod tests {
             claude_reply(r#"{"type":"result","is_error":true,"result":"Credit balance too low"}"#)
                 .is_err()
         );
-        assert!(claude_reply("not json").is_err());
+        // A wrapper that prints the answer itself answered with it.
+        assert_eq!(
+            claude_reply("{\"score\": 7}\n").unwrap().0,
+            "{\"score\": 7}"
+        );
+        assert!(claude_reply("  \n").is_err());
+        assert_eq!(codex_reply("Score: 7\n").unwrap().0, "Score: 7");
         let codex = "{\"type\":\"thread.started\",\"thread_id\":\"th-9\"}\n{\"type\":\"item.completed\",\"item\":{\"id\":\"i\",\"type\":\"agent_message\",\"text\":\"{\\\"score\\\": 6}\"}}\n{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":900,\"cached_input_tokens\":0,\"output_tokens\":30}}\n";
         assert_eq!(
             codex_reply(codex).unwrap(),
