@@ -72,12 +72,12 @@ pub(crate) struct TestArgs {
     junit: Option<PathBuf>,
 }
 
-/// What `vouch test` prints.
+/// What `vouch test`, `analyze`, `judge` and `cache` print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum Format {
-    /// A line per test, its rows, a summary
+    /// For people: a line per result, marks and reasons, a summary
     Human,
-    /// The results as JSON
+    /// The same as JSON, for programs
     Json,
 }
 
