@@ -88,7 +88,10 @@ impl AgentCli {
             None => {
                 let path = self.env_var("PATH").unwrap_or_default();
                 find_on_path(name, &path).ok_or_else(|| {
-                    Error::Process(format!("grader `{name}` was not found on PATH"))
+                    Error::Process(format!(
+                        "grader `{name}` was not found on PATH (install it, or configure another \
+                         grader in vouch.yaml: docs/llm-review.md)"
+                    ))
                 })?
             }
         };

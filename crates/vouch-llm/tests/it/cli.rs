@@ -77,7 +77,10 @@ async fn a_missing_grader_and_a_failing_one_are_errors() {
     )
     .env("PATH", config.path());
     let e = missing.complete(&Request::new("x")).await.unwrap_err();
-    assert_eq!(e.to_string(), "grader `claude` was not found on PATH");
+    assert_eq!(
+        e.to_string(),
+        "grader `claude` was not found on PATH (install it, or configure another grader in vouch.yaml: docs/llm-review.md)"
+    );
     let failing =
         grader(CliKind::Claude, config.path()).env("FAKE_FAIL", "Credit balance is too low");
     let e = failing.complete(&Request::new("x")).await.unwrap_err();
