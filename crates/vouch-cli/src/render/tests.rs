@@ -42,7 +42,7 @@ pub(crate) fn write(
 }
 
 /// What grading the run's reviews took: `graded 6 reviews: 2 gradings asked (1,204 tokens in,
-/// 96 out), 4 replayed from the cache`; `None` when there were none.
+/// 96 out), 4 gradings replayed from the cache`; `None` when there were none.
 fn grading_summary(results: &[TestResult]) -> Option<String> {
     let gradings: Vec<_> = results
         .iter()
@@ -57,7 +57,11 @@ fn grading_summary(results: &[TestResult]) -> Option<String> {
     let cached: usize = gradings.iter().map(|g| g.cached).sum();
     let asked = samples - cached;
     let usage = gradings.iter().filter_map(|g| g.usage).reduce(|a, b| a + b);
-    let mut line = format!("graded {}: ", plural(gradings.len(), "review", "reviews"));
+    let count = |n: usize, one: &str, many: &str| {
+        let word = if n == 1 { one } else { many };
+        format!("{} {word}", thousands(u64::try_from(n).unwrap_or(u64::MAX)))
+    };
+    let mut line = format!("graded {}: ", count(gradings.len(), "review", "reviews"));
     let mut parts = Vec::new();
     if asked > 0 || cached == 0 {
         let tokens = usage.map_or_else(String::new, |u| {
@@ -69,11 +73,14 @@ fn grading_summary(results: &[TestResult]) -> Option<String> {
         });
         parts.push(format!(
             "{} asked{tokens}",
-            plural(asked, "grading", "gradings")
+            count(asked, "grading", "gradings")
         ));
     }
     if cached > 0 {
-        parts.push(format!("{cached} replayed from the cache"));
+        parts.push(format!(
+            "{} replayed from the cache",
+            count(cached, "grading", "gradings")
+        ));
     }
     line.push_str(&parts.join(", "));
     Some(line)

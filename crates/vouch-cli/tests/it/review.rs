@@ -132,7 +132,7 @@ fn an_openai_compatible_grader_grades_once_and_the_cache_replays() {
         "{text}"
     );
     assert!(
-        text.contains("graded 2 reviews: 2 replayed from the cache\n"),
+        text.contains("graded 2 reviews: 2 gradings replayed from the cache\n"),
         "{text}"
     );
     assert_eq!(second.status.code(), Some(1));
