@@ -74,7 +74,7 @@ pub fn load(path: &Path) -> Result<Cases, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let cases: Cases =
-        serde_saphyr::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        serde_saphyr::from_str(&text).map_err(|e| vouch_llm::yaml_error(path, &e))?;
     if cases.cases.is_empty() {
         return Err(format!("{}: no cases", path.display()));
     }

@@ -32,4 +32,4 @@ pub use http::Transport;
 pub use limit::{DEFAULT_CONCURRENCY, Limits};
 pub use openai::{OpenAiCompatible, Structured};
 pub use retry::{RetryPolicy, retry_after};
-pub use scripted::{Scripted, ScriptedReply};
+pub use scripted::{Scripted, ScriptedReply, yaml_error};

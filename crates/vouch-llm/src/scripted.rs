@@ -69,8 +69,8 @@ impl Scripted {
                 path.display()
             ))
         })?;
-        let file: ScriptFile = serde_saphyr::from_str(&text)
-            .map_err(|e| Error::Config(format!("{}: {e}", path.display())))?;
+        let file: ScriptFile =
+            serde_saphyr::from_str(&text).map_err(|e| Error::Config(yaml_error(path, &e)))?;
         Ok(Scripted::new(
             file.model.unwrap_or_else(|| "scripted".to_owned()),
             file.replies,
@@ -120,5 +120,46 @@ impl ModelClient for Scripted {
 
     fn complete<'a>(&'a self, request: &'a Request) -> BoxFuture<'a, Result<Reply, Error>> {
         Box::pin(self.ask(request))
+    }
+}
+
+/// A YAML file's error as one line: `path:line:column: what`.
+pub fn yaml_error(path: &Path, error: &serde_saphyr::Error) -> String {
+    let text = error.to_string();
+    let first = text.lines().next().unwrap_or("not valid YAML");
+    // serde-saphyr says `error: line L column C: what`; the place goes after the path instead.
+    let what = first
+        .split_once(": ")
+        .filter(|(head, _)| head.starts_with("error"))
+        .map_or(first, |(_, rest)| rest);
+    let what = what
+        .split_once(": ")
+        .filter(|(place, _)| place.starts_with("line "))
+        .map_or(what, |(_, rest)| rest);
+    match error.location() {
+        Some(l) => format!("{}:{}:{}: {what}", path.display(), l.line(), l.column()),
+        None => format!("{}: {what}", path.display()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bad_script_says_where() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.path().join("replies.yaml");
+        let write = |text: &str| std::fs::write(&path, text).unwrap_or_else(|e| panic!("{e}"));
+        write("replies:\n  - reply: x\n    delay: 3\n");
+        let e = Scripted::load(&path).map(|_| ()).unwrap_err().to_string();
+        assert_eq!(
+            e.replace(&*dir.path().to_string_lossy(), "<dir>"),
+            "<dir>/replies.yaml:3:5: unknown field `delay`, expected one of match, reply, delay_ms"
+        );
+        write("replies: [\n");
+        let e = Scripted::load(&path).map(|_| ()).unwrap_err().to_string();
+        assert!(e.contains("replies.yaml:"), "{e}");
+        assert!(!e.contains('\n'), "{e}");
     }
 }

@@ -475,3 +475,27 @@ fn a_broken_cache_is_warned_of_and_graded_without() {
         render(&again)
     );
 }
+
+#[test]
+fn calibration_cases_that_do_not_load_say_where() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("vouch.yaml"), "{}\n").unwrap();
+    std::fs::write(
+        dir.path().join("cases.yaml"),
+        "cases:\n  - criteria: x\n    output: y\n    expect: maybe\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("none.yaml"), "cases: []\n").unwrap();
+    let bad = vouch_in(dir.path(), &["judge", "calibrate", "cases.yaml"]);
+    let none = vouch_in(dir.path(), &["judge", "calibrate", "none.yaml"]);
+    insta::assert_snapshot!(format!("{}{}", render(&bad), render(&none)), @r"
+    exit: 2
+    ----- stdout -----
+    ----- stderr -----
+    error: cases.yaml:4:13: unknown variant `maybe`, expected one of pass, fail
+    exit: 2
+    ----- stdout -----
+    ----- stderr -----
+    error: none.yaml: no cases
+    ");
+}
