@@ -92,6 +92,17 @@ pub enum CacheError {
     },
 }
 
+/// How long to wait for another process's hold on the cache.
+const BUSY: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Returns true when SQLite refused because another connection held a lock.
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
+}
+
 /// The cache: a SQLite database, shared by the threads of a process and, through SQLite's
 /// locking, by processes.
 #[derive(Debug)]
@@ -115,25 +126,38 @@ impl Cache {
             })?;
         }
         let conn = Connection::open(path).map_err(fail)?;
+        // Five seconds for another process's write to end.
+        conn.busy_timeout(BUSY).map_err(fail)?;
         // Write-ahead logging: readers never wait for a writer, and a write needs no sync of
-        // the whole file; five seconds for another process's write to end.
-        conn.busy_timeout(std::time::Duration::from_secs(5))
-            .map_err(fail)?;
-        conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(fail)?;
-        conn.pragma_update(None, "synchronous", "NORMAL")
-            .map_err(fail)?;
-        conn.execute_batch(
-            "CREATE TABLE IF NOT EXISTS gradings (
-                key BLOB PRIMARY KEY,
-                score REAL NOT NULL,
-                reasoning TEXT NOT NULL,
-                grader TEXT NOT NULL,
-                model TEXT NOT NULL,
-                created TEXT NOT NULL
-            ) WITHOUT ROWID;",
-        )
-        .map_err(fail)?;
+        // the whole file. Switching to it, and making the table, take locks that SQLite does
+        // not wait for when several processes open a new cache at once: those are retried.
+        let started = std::time::Instant::now();
+        let mut pause = std::time::Duration::from_millis(5);
+        loop {
+            let setup = conn
+                .pragma_update(None, "journal_mode", "WAL")
+                .and_then(|()| conn.pragma_update(None, "synchronous", "NORMAL"))
+                .and_then(|()| {
+                    conn.execute_batch(
+                        "CREATE TABLE IF NOT EXISTS gradings (
+                            key BLOB PRIMARY KEY,
+                            score REAL NOT NULL,
+                            reasoning TEXT NOT NULL,
+                            grader TEXT NOT NULL,
+                            model TEXT NOT NULL,
+                            created TEXT NOT NULL
+                        ) WITHOUT ROWID;",
+                    )
+                });
+            match setup {
+                Ok(()) => break,
+                Err(e) if is_busy(&e) && started.elapsed() < BUSY => {
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(std::time::Duration::from_millis(200));
+                }
+                Err(e) => return Err(fail(e)),
+            }
+        }
         Ok(Cache {
             path: path.to_owned(),
             conn: Mutex::new(conn),

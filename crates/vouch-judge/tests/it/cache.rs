@@ -60,3 +60,34 @@ async fn criteria_output_model_and_sample_are_each_part_of_the_key() {
     assert_eq!(server.requests(), 5, "sample 1 hit, or sample 0 missed");
     assert_eq!(graded.cached(), 1);
 }
+
+#[test]
+fn writers_with_their_own_connections_lose_nothing() {
+    // Four writers, each with its own connection (as four `vouch` processes have), 200
+    // gradings each, all at once: every one is kept.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(".vouch/cache.db");
+    std::thread::scope(|s| {
+        for w in 0..4 {
+            let path = &path;
+            s.spawn(move || {
+                let cache = Cache::open(path).unwrap();
+                for i in 0..200 {
+                    let k = vouch_judge::cache::key("c", &format!("{w}-{i}"), "g", "m", 0);
+                    let kept = vouch_judge::cache::Cached {
+                        score: 7.0,
+                        reasoning: format!("writer {w}"),
+                        grader: "g".into(),
+                        model: "m".into(),
+                        created: "2026-11-22T00:00:00Z".into(),
+                    };
+                    cache.put(&k, &kept).unwrap();
+                }
+            });
+        }
+    });
+    let cache = Cache::open(&path).unwrap();
+    assert_eq!(cache.stats().unwrap().entries, 800);
+    let k = vouch_judge::cache::key("c", "3-199", "g", "m", 0);
+    assert_eq!(cache.get(&k).unwrap().unwrap().reasoning, "writer 3");
+}
