@@ -499,3 +499,33 @@ fn calibration_cases_that_do_not_load_say_where() {
     error: none.yaml: no cases
     ");
 }
+
+#[test]
+fn four_processes_share_a_new_cache() {
+    let server = openai_server();
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path(), &openai_config(&server));
+    let children: Vec<_> = (0..4)
+        .map(|_| {
+            std::process::Command::new(assert_cmd::cargo::cargo_bin("vouch"))
+                .current_dir(dir.path())
+                .args(["test", "fix.vouch.yaml"])
+                .env("VOUCH_TEST_KEY", "sk-test")
+                .env("NO_COLOR", "1")
+                .env_remove("VOUCH_LOG")
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{}", render(&out));
+        assert!(out.stderr.is_empty(), "{}", render(&out));
+    }
+    let asked = server.requests();
+    assert!((2..=8).contains(&asked), "{asked}");
+    let again = vouch_env(dir.path(), &["test", "fix.vouch.yaml"], &key());
+    assert_eq!(server.requests(), asked, "{}", render(&again));
+}
