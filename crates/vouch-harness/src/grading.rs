@@ -66,23 +66,32 @@ impl Grader for JudgeGrader {
     }
 }
 
+/// Returns why `name` cannot grade for `judge` — no grader has that name — or `None` when one
+/// does.
+pub fn unknown_grader(judge: &Judge, name: &str) -> Option<String> {
+    if judge.grader_names().any(|n| n == name) {
+        return None;
+    }
+    let names: Vec<&str> = judge.grader_names().collect();
+    Some(format!(
+        "no grader named `{name}` (graders: {}; vouch.yaml `graders:` adds more)",
+        names.join(", ")
+    ))
+}
+
 /// Returns, for every review of `tests` that names a grader `judge` does not have, where it is
 /// and what is wrong (`path:line:column: …`), so that a run stops before any agent is started.
 pub fn unknown_graders(tests: &[crate::TestFile], judge: &Judge) -> Vec<String> {
-    let names: Vec<&str> = judge.grader_names().collect();
     let mut problems = Vec::new();
     for test in tests {
         for a in &test.assertions {
             if let crate::spec::AssertionKind::Stdout(review) = &a.kind
-                && let Some(name) = &review.agent
-                && !names.contains(&name.as_str())
+                && let Some(problem) = review
+                    .agent
+                    .as_deref()
+                    .and_then(|name| unknown_grader(judge, name))
             {
-                problems.push(format!(
-                    "{}:{}: no grader named `{name}` (graders: {}; vouch.yaml `graders:` adds more)",
-                    test.path.display(),
-                    a.location,
-                    names.join(", ")
-                ));
+                problems.push(format!("{}:{}: {problem}", test.path.display(), a.location));
             }
         }
     }

@@ -264,13 +264,13 @@ fn read_pass_rate(r: &mut Reader, node: &Spanned<Node>, at: &str) -> f64 {
         Node::Float(share) if (0.0..=1.0).contains(share) => *share,
         Node::Int(share) if (0..=1).contains(share) => f64::from(u8::try_from(*share).unwrap_or(1)),
         other => {
-            let found = other
-                .scalar()
-                .map_or_else(|| other.kind().to_owned(), |s| format!("`{s}`"));
             r.error(
                 Location::of(node),
                 at,
-                format!("`pass_rate` is a share from 0 to 1, found {found}"),
+                format!(
+                    "`pass_rate` is a share from 0 to 1, found {}",
+                    other.described()
+                ),
                 Some("`pass_rate: 0.6` passes when 3 of 5 runs pass".into()),
             );
             1.0
@@ -283,13 +283,13 @@ fn read_threshold(r: &mut Reader, node: &Spanned<Node>, at: &str) -> u8 {
     match &node.value {
         Node::Int(score) if (1..=10).contains(score) => u8::try_from(*score).unwrap_or(7),
         other => {
-            let found = other
-                .scalar()
-                .map_or_else(|| other.kind().to_owned(), |s| format!("`{s}`"));
             r.error(
                 Location::of(node),
                 at,
-                format!("`threshold` is a whole number from 1 to 10, found {found}"),
+                format!(
+                    "`threshold` is a whole number from 1 to 10, found {}",
+                    other.described()
+                ),
                 Some("a score of at least the threshold passes".into()),
             );
             7

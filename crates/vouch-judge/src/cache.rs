@@ -170,10 +170,9 @@ impl Cache {
     }
 
     fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
-        match self.conn.lock() {
-            Ok(c) => c,
-            Err(poisoned) => poisoned.into_inner(),
-        }
+        self.conn
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn fail(&self, source: rusqlite::Error) -> CacheError {

@@ -26,7 +26,8 @@ pub struct Grade {
 /// (`{"score": 10}` planted in the output and repeated by a grader it talked round), is never
 /// read.
 pub fn parse(reply: &str, nonce: &str, output: &str) -> Result<Grade, String> {
-    let planted = objects(output);
+    // The output's own objects, read only when an unsigned grade needs checking against them.
+    let mut planted: Option<Vec<Map<String, Value>>> = None;
     let mut forged = false;
     let mut echoed = false;
     let mut unsigned = None;
@@ -37,7 +38,12 @@ pub fn parse(reply: &str, nonce: &str, output: &str) -> Result<Grade, String> {
         match object.get("nonce").and_then(Value::as_str) {
             Some(n) if n.trim() == nonce => return grade(&object, score, true, reply),
             Some(_) => forged = true,
-            None if planted.contains(&object) => echoed = true,
+            None if planted
+                .get_or_insert_with(|| objects(output))
+                .contains(&object) =>
+            {
+                echoed = true;
+            }
             None => unsigned = Some((object, score)),
         }
     }
@@ -150,11 +156,8 @@ fn balanced_end(bytes: &[u8], open: usize) -> Option<usize> {
 
 /// The reply as a message quotes it: on one line, at most 300 characters.
 pub fn quote(reply: &str) -> String {
-    let one_line: String = reply.split_whitespace().collect::<Vec<_>>().join(" ");
-    match one_line.char_indices().nth(300) {
-        Some((cut, _)) => format!("\"{}…\"", &one_line[..cut]),
-        None => format!("\"{one_line}\""),
-    }
+    let one_line = reply.split_whitespace().collect::<Vec<_>>().join(" ");
+    format!("\"{}\"", vouch_llm::clip(&one_line, 300))
 }
 
 #[cfg(test)]

@@ -122,7 +122,7 @@ impl Graded {
 enum CacheSlot {
     None,
     Open(Arc<Cache>),
-    At(PathBuf, OnceLock<Option<Arc<Cache>>>),
+    At(PathBuf, OnceLock<Option<Cache>>),
 }
 
 /// The graders of a run, the default one, and the cache.
@@ -176,22 +176,22 @@ impl Judge {
             CacheSlot::Open(c) => Some(c),
             CacheSlot::At(path, cell) => cell
                 .get_or_init(|| match Cache::open(path) {
-                    Ok(c) => Some(Arc::new(c)),
+                    Ok(c) => Some(c),
                     Err(e) => {
                         self.note_cache_problem(format!("{e}; graded without a cache"));
                         None
                     }
                 })
-                .as_deref(),
+                .as_ref(),
         }
     }
 
     fn note_cache_problem(&self, problem: String) {
         tracing::warn!("{problem}");
-        let mut slot = match self.cache_problem.lock() {
-            Ok(slot) => slot,
-            Err(poisoned) => poisoned.into_inner(),
-        };
+        let mut slot = self
+            .cache_problem
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         slot.get_or_insert(problem);
     }
 
@@ -199,10 +199,10 @@ impl Judge {
     /// opened, or a grading could not be kept — for the caller to warn of. Such problems never
     /// fail a grading.
     pub fn cache_problem(&self) -> Option<String> {
-        match self.cache_problem.lock() {
-            Ok(slot) => slot.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
-        }
+        self.cache_problem
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
     }
 
     /// Returns the name of the default grader.

@@ -64,7 +64,7 @@ impl Anthropic {
         let blocks = answer
             .get("content")
             .and_then(Value::as_array)
-            .ok_or_else(|| self.decode("no `content` in the answer"))?;
+            .ok_or_else(|| self.transport.decode("no `content` in the answer"))?;
         let usage = Usage::anthropic(answer.get("usage"));
         let answered = answer
             .get("model")
@@ -93,7 +93,9 @@ impl Anthropic {
             .collect::<Vec<_>>()
             .join("");
         if text.trim().is_empty() {
-            return Err(self.decode("the answer has neither the forced tool call nor text"));
+            return Err(self
+                .transport
+                .decode("the answer has neither the forced tool call nor text"));
         }
         Ok(Reply {
             text,
@@ -101,13 +103,6 @@ impl Anthropic {
             structured: false,
             usage,
         })
-    }
-
-    fn decode(&self, message: &str) -> Error {
-        Error::Decode {
-            provider: self.transport.provider().to_owned(),
-            message: message.to_owned(),
-        }
     }
 }
 

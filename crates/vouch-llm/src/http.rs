@@ -49,6 +49,14 @@ impl Transport {
         &self.provider
     }
 
+    /// Returns the error of an answer from this provider that cannot be read, and why.
+    pub fn decode(&self, message: impl Into<String>) -> Error {
+        Error::Decode {
+            provider: self.provider.clone(),
+            message: message.into(),
+        }
+    }
+
     /// Posts `body` to `url` with `headers`, and returns the JSON answered; retries 429, 5xx,
     /// timeouts and connection failures as the policy says.
     pub async fn post_json(
@@ -119,10 +127,8 @@ impl Transport {
                 wait,
             );
         }
-        let result = serde_json::from_slice(&bytes).map_err(|e| Error::Decode {
-            provider: self.provider.clone(),
-            message: format!("{e}: {}", start_of(&bytes)),
-        });
+        let result = serde_json::from_slice(&bytes)
+            .map_err(|e| self.decode(format!("{e}: {}", start_of(&bytes))));
         (result, wait)
     }
 
@@ -162,10 +168,16 @@ fn error_message(bytes: &[u8]) -> String {
 /// The first 200 characters of a body, for messages.
 fn start_of(bytes: &[u8]) -> String {
     let text = String::from_utf8_lossy(bytes);
-    let text = text.trim();
-    match text.char_indices().nth(200) {
+    match text.trim() {
+        "" => "(an empty body)".to_owned(),
+        text => clip(text, 200),
+    }
+}
+
+/// Returns at most `max` characters of `text`, with `…` where it was cut.
+pub fn clip(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
         Some((cut, _)) => format!("{}…", &text[..cut]),
-        None if text.is_empty() => "(an empty body)".to_owned(),
         None => text.to_owned(),
     }
 }

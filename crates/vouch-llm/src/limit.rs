@@ -18,10 +18,10 @@ pub struct Limits {
 impl Limits {
     /// Returns the limit of `provider`, making it with `permits` (at least 1) when it is new.
     pub fn of(&self, provider: &str, permits: usize) -> Arc<Semaphore> {
-        let mut map = match self.by_provider.lock() {
-            Ok(map) => map,
-            Err(poisoned) => poisoned.into_inner(),
-        };
+        let mut map = self
+            .by_provider
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         Arc::clone(
             map.entry(provider.to_owned())
                 .or_insert_with(|| Arc::new(Semaphore::new(permits.max(1)))),

@@ -139,12 +139,10 @@ impl OpenAiCompatible {
     }
 
     fn read(&self, answer: &Value, model: &str, structured: bool) -> Result<Reply, Error> {
-        let message = answer
-            .pointer("/choices/0/message")
-            .ok_or_else(|| Error::Decode {
-                provider: self.transport.provider().to_owned(),
-                message: "no `choices[0].message` in the answer".into(),
-            })?;
+        let message = answer.pointer("/choices/0/message").ok_or_else(|| {
+            self.transport
+                .decode("no `choices[0].message` in the answer")
+        })?;
         let text = match message.get("content") {
             Some(Value::String(s)) => s.clone(),
             // Content as parts: [{"type": "text", "text": …}].
@@ -160,10 +158,7 @@ impl OpenAiCompatible {
                 || "an empty message".to_owned(),
                 |r| format!("a refusal: {r}"),
             );
-            return Err(Error::Decode {
-                provider: self.transport.provider().to_owned(),
-                message: format!("the model answered {why}"),
-            });
+            return Err(self.transport.decode(format!("the model answered {why}")));
         }
         Ok(Reply {
             text,

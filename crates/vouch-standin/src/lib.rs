@@ -50,6 +50,17 @@ impl Request {
     pub fn json(&self) -> serde_json::Value {
         serde_json::from_slice(&self.body).unwrap_or(serde_json::Value::Null)
     }
+
+    /// Returns the text of the last user message of a chat-completions or Messages request
+    /// (empty when there is none).
+    pub fn prompt(&self) -> String {
+        self.json()["messages"]
+            .as_array()
+            .and_then(|m| m.iter().rfind(|m| m["role"] == "user"))
+            .and_then(|m| m["content"].as_str())
+            .unwrap_or_default()
+            .to_owned()
+    }
 }
 
 /// What the server answers.

@@ -4,6 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
+use vouch_harness::grading::unknown_grader;
 use vouch_judge::calibrate::{self, Calibration, Expect};
 
 use crate::commands::test::{Format, grader, project, warn_of_cache};
@@ -70,12 +71,8 @@ pub(crate) fn run(command: &JudgeCommand, ui: &mut Ui) -> Result<u8, CommandErro
         .as_deref()
         .or(cases.grader.as_deref())
         .unwrap_or(grader.judge().default_grader());
-    if !grader.judge().grader_names().any(|n| n == name) {
-        let names: Vec<&str> = grader.judge().grader_names().collect();
-        return Err(CommandError::input(format!(
-            "no grader named `{name}` (graders: {}; vouch.yaml `graders:` adds more)",
-            names.join(", ")
-        )));
+    if let Some(problem) = unknown_grader(grader.judge(), name) {
+        return Err(CommandError::input(problem));
     }
     let result = grader.block_on(calibrate::calibrate(
         grader.judge(),

@@ -48,20 +48,9 @@ fn developer_turn(test_output: &str) -> String {
 #[test]
 fn a_backed_handoff_passes() {
     let dir = project(&developer_turn("4 passed"));
-    let out = vouch_in(
-        dir.path(),
-        &[
-            "gate",
-            "check",
-            "--config",
-            "pipeline.yaml",
-            "--session",
-            "session.json",
-            "--keyword",
-            "HANDOFF TO TESTER",
-            "--agent",
-            "Developer",
-        ],
+    let out = gate_check(
+        &dir,
+        &["--keyword", "HANDOFF TO TESTER", "--agent", "Developer"],
     );
     insta::assert_snapshot!(render(&out), @r"
     exit: 0
@@ -74,20 +63,9 @@ fn a_backed_handoff_passes() {
 #[test]
 fn a_failing_test_run_blocks_with_the_spec_message() {
     let dir = project(&developer_turn("[EXIT 1] 1 failed, 3 passed"));
-    let out = vouch_in(
-        dir.path(),
-        &[
-            "gate",
-            "check",
-            "--config",
-            "pipeline.yaml",
-            "--session",
-            "session.json",
-            "--keyword",
-            "HANDOFF TO TESTER",
-            "--agent",
-            "Developer",
-        ],
+    let out = gate_check(
+        &dir,
+        &["--keyword", "HANDOFF TO TESTER", "--agent", "Developer"],
     );
     insta::assert_snapshot!(render(&out), @r"
     exit: 1
@@ -99,20 +77,9 @@ fn a_failing_test_run_blocks_with_the_spec_message() {
     ----- stderr -----
     warning: blocked by RequireShellPass
     ");
-    let json = vouch_in(
-        dir.path(),
-        &[
-            "gate",
-            "check",
-            "--config",
-            "pipeline.yaml",
-            "--session",
-            "session.json",
-            "--keyword",
-            "handoff to tester",
-            "--format",
-            "json",
-        ],
+    let json = gate_check(
+        &dir,
+        &["--keyword", "handoff to tester", "--format", "json"],
     );
     let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(doc["verdict"], "block");
@@ -133,20 +100,7 @@ fn completion_runs_the_termination_validators() {
         {"role": "assistant", "name": "Reviewer", "content": "Looks good.\nAPPROVED"}
     ]));
     let dir = project(&session);
-    let out = vouch_in(
-        dir.path(),
-        &[
-            "gate",
-            "check",
-            "--config",
-            "pipeline.yaml",
-            "--session",
-            "session.json",
-            "--terminate",
-            "--agent",
-            "Reviewer",
-        ],
-    );
+    let out = gate_check(&dir, &["--terminate", "--agent", "Reviewer"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
         String::from_utf8_lossy(&out.stdout)
@@ -157,19 +111,7 @@ fn completion_runs_the_termination_validators() {
 #[test]
 fn usage_and_configuration_errors_exit_2() {
     let dir = project(&developer_turn("ok"));
-    let out = vouch_in(
-        dir.path(),
-        &[
-            "gate",
-            "check",
-            "--config",
-            "pipeline.yaml",
-            "--session",
-            "session.json",
-            "--keyword",
-            "SHIP IT",
-        ],
-    );
+    let out = gate_check(&dir, &["--keyword", "SHIP IT"]);
     insta::assert_snapshot!(render(&out), @r"
     exit: 2
     ----- stdout -----
@@ -195,17 +137,7 @@ fn usage_and_configuration_errors_exit_2() {
         ],
     );
     insta::assert_snapshot!("broken_config", render(&out));
-    let out = vouch_in(
-        dir.path(),
-        &[
-            "gate",
-            "check",
-            "--config",
-            "pipeline.yaml",
-            "--session",
-            "session.json",
-        ],
-    );
+    let out = gate_check(&dir, &[]);
     assert_eq!(
         out.status.code(),
         Some(2),
@@ -267,4 +199,18 @@ fn changes_record_appends_turns() {
     );
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown field `comands`"));
+}
+
+/// Runs `vouch gate check --config pipeline.yaml --session session.json` with `args` in `dir`.
+fn gate_check(dir: &tempfile::TempDir, args: &[&str]) -> std::process::Output {
+    let mut all = vec![
+        "gate",
+        "check",
+        "--config",
+        "pipeline.yaml",
+        "--session",
+        "session.json",
+    ];
+    all.extend_from_slice(args);
+    vouch_in(dir.path(), &all)
 }

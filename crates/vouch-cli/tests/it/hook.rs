@@ -6,6 +6,7 @@ use serde_json::json;
 
 use crate::support::vouch_in_with_stdin;
 
+#[derive(Default)]
 struct Transcript {
     lines: Vec<serde_json::Value>,
     n: usize,
@@ -56,10 +57,7 @@ fn an_unbacked_claim_is_blocked_until_a_passing_run_then_stuck_after_three_block
     )
     .unwrap();
     let path = dir.path().join("transcript.jsonl");
-    let mut t = Transcript {
-        lines: Vec::new(),
-        n: 0,
-    };
+    let mut t = Transcript::default();
     t.user("Fix the parser bug and make sure all tests pass.");
     t.bash("cargo build", "Finished", false);
     t.bash(
@@ -131,10 +129,7 @@ fn an_unbacked_claim_is_blocked_until_a_passing_run_then_stuck_after_three_block
 fn without_a_configuration_the_hook_allows() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.jsonl");
-    let mut t = Transcript {
-        lines: Vec::new(),
-        n: 0,
-    };
+    let mut t = Transcript::default();
     t.user("hi");
     t.save(&path);
     assert_eq!(stop(dir.path(), &path), (0, String::new()));
@@ -149,10 +144,7 @@ fn a_broken_configuration_blocks_and_says_why() {
     )
     .unwrap();
     let path = dir.path().join("t.jsonl");
-    let mut t = Transcript {
-        lines: Vec::new(),
-        n: 0,
-    };
+    let mut t = Transcript::default();
     t.user("hi");
     t.save(&path);
     let (code, stdout) = stop(dir.path(), &path);

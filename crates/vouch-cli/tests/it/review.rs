@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 use serde_json::{Value, json};
-use vouch_standin::{Reply, Request, Server, anthropic, openai};
+use vouch_standin::{Reply, Server, anthropic, openai};
 
 use crate::support::{render, vouch_env, vouch_in};
 
@@ -53,23 +53,10 @@ fn grade(prompt: &str) -> Value {
     json!({"score": score, "reasoning": format!("graded on: {criteria}"), "nonce": nonce})
 }
 
-/// The user prompt of an OpenAI chat-completions request.
-fn openai_prompt(req: &Request) -> String {
-    let body = req.json();
-    body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .rfind(|m| m["role"] == "user")
-        .and_then(|m| m["content"].as_str())
-        .unwrap()
-        .to_owned()
-}
-
 fn openai_server() -> Server {
     Server::start(|req, _| {
         assert_eq!(req.header("authorization"), Some("Bearer sk-test"));
-        let prompt = openai_prompt(req);
+        let prompt = req.prompt();
         Reply::json(200, &openai::chat(&grade(&prompt).to_string()))
     })
 }
@@ -218,7 +205,7 @@ fn an_anthropic_grader_answers_with_a_forced_tool_call() {
         assert_eq!(req.header("x-api-key"), Some("sk-test"));
         let body = req.json();
         assert_eq!(body["tool_choice"]["type"], "tool", "{body}");
-        let prompt = body["messages"][0]["content"].as_str().unwrap().to_owned();
+        let prompt = req.prompt();
         Reply::json(200, &anthropic::tool_use("grade", &grade(&prompt)))
     });
     let dir = tempfile::tempdir().unwrap();
@@ -413,7 +400,7 @@ fn a_review_naming_an_unknown_grader_stops_before_anything_runs() {
 #[test]
 fn graders_of_one_server_share_its_smallest_limit() {
     let server = Server::start(|req, _| {
-        let prompt = openai_prompt(req);
+        let prompt = req.prompt();
         Reply::json(200, &openai::chat(&grade(&prompt).to_string()))
             .after(std::time::Duration::from_millis(150))
     });

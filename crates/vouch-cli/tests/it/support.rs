@@ -15,15 +15,7 @@ pub(crate) fn vouch(args: &[&str]) -> Output {
 
 /// Runs `vouch` with `args` and `stdin` in the fixtures folder.
 pub(crate) fn vouch_with_stdin(args: &[&str], stdin: &[u8]) -> Output {
-    assert_cmd::Command::cargo_bin("vouch")
-        .unwrap()
-        .current_dir(fixtures())
-        .env_remove("VOUCH_LOG")
-        .env("NO_COLOR", "1")
-        .args(args)
-        .write_stdin(stdin.to_vec())
-        .output()
-        .unwrap()
+    vouch_in_with_stdin(&fixtures(), args, stdin)
 }
 
 /// Runs `vouch` with `args` in `dir`.

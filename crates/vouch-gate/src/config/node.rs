@@ -67,6 +67,12 @@ impl Node {
         }
     }
 
+    /// Returns how a message names the value it found: a scalar in backticks, else its kind.
+    pub fn described(&self) -> String {
+        self.scalar()
+            .map_or_else(|| self.kind().to_owned(), |s| format!("`{s}`"))
+    }
+
     /// Returns a scalar as text.
     pub fn scalar(&self) -> Option<String> {
         match self {

@@ -1,6 +1,6 @@
 //! `RequireRelatedTestsPass`: vouch runs the tests related to the session's changes itself.
 
-use crate::command::{run_shell, shell_quote, truncate};
+use crate::command::{CommandOutcome, run_shell, shell_quote, truncate};
 use crate::config::TestSelector;
 use crate::predicate::{GateContext, Predicate, Verdict, blocked_word, fail_closed};
 
@@ -69,37 +69,19 @@ impl Predicate for RequireRelatedTestsPass {
             Ok(None) => {}
             Err(e) => return fail_closed(NAME, cx.keyword, "the change log", e),
         }
-        let workdir = cx.view.workdir();
         let mut targets: Vec<String> = Vec::new();
         for file in &changed {
             let command = find.replace("{file}", &shell_quote(file));
-            let outcome = match run_shell(&command, workdir, self.selector.timeout) {
+            let outcome = match self.run(cx, &command, "discovery") {
                 Ok(outcome) => outcome,
-                Err(e) => {
-                    return fail_closed(
-                        NAME,
-                        cx.keyword,
-                        "the related tests (the discovery command did not start)",
-                        &e,
-                    );
-                }
+                Err(verdict) => return verdict,
             };
-            if outcome.timed_out {
-                return timed_out(
-                    word,
-                    &command,
-                    self.selector.timeout.as_secs(),
-                    &outcome.output,
-                );
-            }
             if !outcome.succeeded() {
-                let code = outcome
-                    .exit_code
-                    .map_or_else(|| "killed".to_owned(), |c| c.to_string());
                 return Verdict::block(
                     NAME,
                     format!(
-                        "{word} blocked: test discovery failed for {file} (exit {code}).\nCommand: {command}\n{}",
+                        "{word} blocked: test discovery failed for {file} (exit {}).\nCommand: {command}\n{}",
+                        exit_of(&outcome),
                         truncate(&outcome.output, OUTPUT_CHARS)
                     ),
                 );
@@ -121,48 +103,61 @@ impl Predicate for RequireRelatedTestsPass {
             let args: Vec<String> = targets.iter().map(|t| shell_quote(t)).collect();
             format!("{suite} {}", args.join(" "))
         };
-        let outcome = match run_shell(&command, workdir, self.selector.timeout) {
+        let outcome = match self.run(cx, &command, "test") {
             Ok(outcome) => outcome,
-            Err(e) => {
-                return fail_closed(
-                    NAME,
-                    cx.keyword,
-                    "the related tests (the test command did not start)",
-                    &e,
-                );
-            }
+            Err(verdict) => return verdict,
         };
-        if outcome.timed_out {
-            return timed_out(
-                word,
-                &command,
-                self.selector.timeout.as_secs(),
-                &outcome.output,
-            );
-        }
         if outcome.succeeded() {
             return Verdict::Pass;
         }
-        let code = outcome
-            .exit_code
-            .map_or_else(|| "killed".to_owned(), |c| c.to_string());
         Verdict::block(
             NAME,
             format!(
-                "{word} blocked: targeted tests failed (exit {code}).\nCommand: {command}\n{}",
+                "{word} blocked: targeted tests failed (exit {}).\nCommand: {command}\n{}",
+                exit_of(&outcome),
                 truncate(&outcome.output, OUTPUT_CHARS)
             ),
         )
     }
 }
 
-fn timed_out(word: &str, command: &str, secs: u64, output: &str) -> Verdict {
-    Verdict::block(
-        NAME,
-        format!(
-            "{word} blocked: RequireRelatedTestsPass could not finish: the tests ran past {secs} s and were killed.\n\
-             Command: {command}\n{}",
-            truncate(output, OUTPUT_CHARS)
-        ),
-    )
+impl RequireRelatedTestsPass {
+    /// Runs `command` (the `what` command: discovery or test) in the working directory; one
+    /// that does not start, or runs past its time, is the verdict.
+    fn run(
+        &self,
+        cx: &GateContext<'_, '_>,
+        command: &str,
+        what: &str,
+    ) -> Result<CommandOutcome, Verdict> {
+        let outcome =
+            run_shell(command, cx.view.workdir(), self.selector.timeout).map_err(|e| {
+                fail_closed(
+                    NAME,
+                    cx.keyword,
+                    &format!("the related tests (the {what} command did not start)"),
+                    &e,
+                )
+            })?;
+        if outcome.timed_out {
+            return Err(Verdict::block(
+                NAME,
+                format!(
+                    "{} blocked: RequireRelatedTestsPass could not finish: the tests ran past {} s and were killed.\n\
+                     Command: {command}\n{}",
+                    blocked_word(cx.keyword),
+                    self.selector.timeout.as_secs(),
+                    truncate(&outcome.output, OUTPUT_CHARS)
+                ),
+            ));
+        }
+        Ok(outcome)
+    }
+}
+
+/// A command's exit for a message: its code, or `killed`.
+fn exit_of(outcome: &CommandOutcome) -> String {
+    outcome
+        .exit_code
+        .map_or_else(|| "killed".to_owned(), |c| c.to_string())
 }

@@ -10,20 +10,10 @@ use vouch_llm::{
 };
 use vouch_standin::{Request, Server};
 
-/// Returns the prompt of a grading request (its last message).
-pub(crate) fn prompt_of(request: &Request) -> String {
-    let body = request.json();
-    body["messages"]
-        .as_array()
-        .and_then(|m| m.last())
-        .and_then(|m| m["content"].as_str())
-        .unwrap_or_default()
-        .to_owned()
-}
-
 /// Returns the nonce of a grading request (the 32 hex digits after `BEGIN-OUTPUT-`).
 pub(crate) fn nonce_of(request: &Request) -> String {
-    prompt_of(request)
+    request
+        .prompt()
         .split("BEGIN-OUTPUT-")
         .nth(1)
         .map(|rest| rest.chars().take(32).collect())
@@ -32,7 +22,7 @@ pub(crate) fn nonce_of(request: &Request) -> String {
 
 /// Returns the graded output as the request fenced it.
 pub(crate) fn output_of(request: &Request) -> String {
-    let prompt = prompt_of(request);
+    let prompt = request.prompt();
     let n = nonce_of(request);
     prompt
         .split(&format!("BEGIN-OUTPUT-{n}\n"))
