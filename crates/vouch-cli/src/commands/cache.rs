@@ -65,11 +65,13 @@ pub(crate) fn run(command: &CacheCommand, ui: &mut Ui) -> Result<u8, CommandErro
             Err(e) => {
                 // A file that is not a cache cannot be emptied: it is removed, and the next
                 // grading makes a new one.
-                for file in [
-                    path.clone(),
-                    path.with_extension("db-wal"),
-                    path.with_extension("db-shm"),
-                ] {
+                // SQLite's journal files are the database's name plus `-wal` and `-shm`.
+                let beside = |suffix: &str| {
+                    let mut name = path.clone().into_os_string();
+                    name.push(suffix);
+                    std::path::PathBuf::from(name)
+                };
+                for file in [path.clone(), beside("-wal"), beside("-shm")] {
                     match std::fs::remove_file(&file) {
                         Ok(()) => {}
                         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
