@@ -39,4 +39,4 @@ pub use error::Error;
 pub use review::{Review, ReviewEntry};
 pub use store::{update as update_locked, write_atomically};
 pub use test_report::{TestReport, TestResultRow};
-pub use view::{ArtifactPaths, Call, CallIndex, EvidenceView, same_file};
+pub use view::{ArtifactPaths, Call, CallIndex, EvidenceView, Unreadable, same_file};

@@ -5,7 +5,9 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use vouch_session::{Event, EventKind, FastMap, Role, Session, ToolCall, ToolKind, ToolResult};
+use vouch_session::{
+    Diagnostic, Event, EventKind, FastMap, Role, Session, ToolCall, ToolKind, ToolResult,
+};
 
 use crate::brief::Brief;
 use crate::changelog::ChangeLog;
@@ -115,6 +117,26 @@ pub struct EvidenceView<'s> {
     change_log: OnceLock<Result<Option<ChangeLog>, Error>>,
     brief: OnceLock<Result<Option<Brief>, Error>>,
     test_report: OnceLock<Result<Option<TestReport>, Error>>,
+    unreadable: Option<Unreadable>,
+}
+
+/// The lines of a session log that could not be read: the evidence the view lacks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unreadable {
+    /// How many lines could not be read (bad lines and a torn last line alike).
+    pub lines: usize,
+    /// The first of them, as `path:line: reason`.
+    pub first: String,
+}
+
+impl Unreadable {
+    /// Returns what `diagnostics` (a read's skipped lines) leave unread, `None` when nothing.
+    pub fn of(diagnostics: &[Diagnostic]) -> Option<Unreadable> {
+        diagnostics.first().map(|first| Unreadable {
+            lines: diagnostics.len(),
+            first: first.to_string(),
+        })
+    }
 }
 
 impl<'s> EvidenceView<'s> {
@@ -136,7 +158,22 @@ impl<'s> EvidenceView<'s> {
             change_log: OnceLock::new(),
             brief: OnceLock::new(),
             test_report: OnceLock::new(),
+            unreadable: None,
         }
+    }
+
+    /// Returns the view with the lines the read of its session skipped (its diagnostics): a
+    /// gate never passes over evidence it could not read, so the view carries them to it.
+    #[must_use]
+    pub fn with_diagnostics(mut self, diagnostics: &[Diagnostic]) -> Self {
+        self.unreadable = Unreadable::of(diagnostics);
+        self
+    }
+
+    /// Returns the lines of the session's log that could not be read, `None` when every line
+    /// was read.
+    pub fn unreadable(&self) -> Option<&Unreadable> {
+        self.unreadable.as_ref()
     }
 
     /// Returns the view with the current turn starting at event `index` instead of after the

@@ -10,7 +10,7 @@ use crate::config::{
     TerminationKind, ValidatorRef,
 };
 use crate::contracts::Contract;
-use crate::predicate::{GateContext, Predicate, Verdict, evaluate_all};
+use crate::predicate::{GateContext, Predicate, Verdict, evaluate_gate};
 
 /// A configuration with its predicates built. Loading checks everything once; a `GateSet`
 /// cannot hold an unknown validator, an undeclared contract or a broken pattern.
@@ -42,10 +42,11 @@ impl Built {
             .iter()
             .map(AsRef::as_ref)
             .chain(
+                // Built from a loaded configuration, whose contract references all point at a
+                // declared contract, and `contracts` is built from that same list.
                 self.contracts
                     .iter()
-                    .filter_map(|&i| contracts.get(i))
-                    .map(|c| c as &dyn Predicate),
+                    .map(|&i| &contracts[i] as &dyn Predicate),
             )
             .chain(self.requires.iter().map(AsRef::as_ref))
     }
@@ -238,13 +239,14 @@ impl Gate<'_> {
             .try_fold(1, |acc, n| n.map(|n| acc.max(n)))
     }
 
-    /// Runs the predicates in order on `view`; the first block wins.
+    /// Runs the predicates in order on `view`; the first block wins, and a pass over a log with
+    /// unreadable lines blocks ([`evaluate_gate`]).
     pub fn evaluate(&self, view: &EvidenceView<'_>) -> Verdict {
         let cx = GateContext {
             view,
             keyword: &self.keyword,
         };
-        evaluate_all(self.predicates.iter().copied(), &cx)
+        evaluate_gate(self.predicates.iter().copied(), &cx)
     }
 }
 

@@ -10,7 +10,7 @@ use vouch_evidence::EvidenceView;
 use vouch_session::{Format, ReadOptions};
 
 use crate::gate::GateSet;
-use crate::predicate::{Block, Verdict};
+use crate::predicate::{Block, Verdict, unreadable_session};
 use crate::stuck::{Correction, StuckCounter};
 
 /// What Claude Code sends a hook on standard input.
@@ -110,21 +110,14 @@ pub fn evaluate_stop(input: &HookInput, gates: &GateSet, workdir: &Path) -> Verd
     };
     let report = match vouch_session::read_path(transcript, &options) {
         Ok(report) => report,
-        Err(e) => {
-            return Verdict::block(
-                "vouch",
-                format!(
-                    "{} blocked: vouch could not read the session transcript: {e}.\nvouch does not let an agent finish on evidence it cannot read.",
-                    gate.keyword
-                ),
-            );
-        }
+        Err(e) => return unreadable_session(&gate.keyword, &e),
     };
     let view = EvidenceView::new(
         &report.session,
         workdir,
         gates.config().validation.paths.clone(),
-    );
+    )
+    .with_diagnostics(&report.diagnostics);
     gate.evaluate(&view)
 }
 

@@ -72,7 +72,9 @@ pub use contracts::{
 pub use gate::{Gate, GateSet};
 pub use hook::{HookAnswer, HookInput, answer as hook_answer, evaluate_stop};
 pub use lint::lint;
-pub use predicate::{Block, GateContext, Predicate, Verdict, evaluate_all};
+pub use predicate::{
+    Block, GateContext, Predicate, Verdict, evaluate_all, evaluate_gate, unreadable_session,
+};
 pub use router::{
     Acted, CorrectionKind, Decision, History, RouteError, Routed, Router, RouterState,
 };

@@ -87,6 +87,52 @@ pub fn evaluate_all<'p>(
     Verdict::Pass
 }
 
+/// Evaluates predicates as a gate decides: in order, the first block wins, and a would-be pass
+/// over a session log with unreadable lines is one block naming the first of them (decisions
+/// G4 and D20). Every gate — a route, a completion, the stop hook, an agent test's `gate:` —
+/// decides through here, so none passes on evidence vouch could not read.
+pub fn evaluate_gate<'p>(
+    predicates: impl IntoIterator<Item = &'p dyn Predicate>,
+    cx: &GateContext<'_, '_>,
+) -> Verdict {
+    match (evaluate_all(predicates, cx), cx.view.unreadable()) {
+        (Verdict::Pass, Some(unreadable)) => Verdict::block(
+            "vouch",
+            format!(
+                "{} blocked: the session log has {} line(s) vouch could not read (the first: {}).\n\
+                 vouch does not let a {} through on evidence it cannot read; fix the log, then retry.",
+                blocked_word(cx.keyword),
+                unreadable.lines,
+                unreadable.first,
+                claim(cx.keyword),
+            ),
+        ),
+        (verdict, _) => verdict,
+    }
+}
+
+/// Returns the block of a gate whose session log could not be read at all (decision G4).
+pub fn unreadable_session(keyword: &str, cause: &dyn std::fmt::Display) -> Verdict {
+    Verdict::block(
+        "vouch",
+        format!(
+            "{} blocked: vouch could not read the session transcript: {cause}.\n\
+             vouch does not let a {} through on evidence it cannot read.",
+            blocked_word(keyword),
+            claim(keyword),
+        ),
+    )
+}
+
+/// Returns the claim a gate holds back, as its fail-closed messages name it.
+fn claim(keyword: &str) -> &'static str {
+    if blocked_word(keyword) == "Handoff" {
+        "handoff"
+    } else {
+        "completion"
+    }
+}
+
 /// Returns the block of a predicate that could not read its evidence (decision G4).
 pub(crate) fn fail_closed(
     name: &str,

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use vouch_gate::PipelineConfig;
 use vouch_harness::NoGrader;
 use vouch_harness::evaluate::evaluate;
-use vouch_session::{ReadOptions, Session, read_path};
+use vouch_session::{ReadOptions, read_path};
 
 fn main() {
     divan::main();
@@ -35,11 +35,9 @@ fn test(name: &str) -> vouch_harness::TestFile {
 
 /// Reads the log and evaluates `test` on it, as `vouch analyze` does.
 fn analyze(path: &Path, test: &vouch_harness::TestFile) -> usize {
-    let session: Session = read_path(path, &ReadOptions::default())
-        .expect("a readable log")
-        .session;
+    let log = read_path(path, &ReadOptions::default()).expect("a readable log");
     let config = PipelineConfig::empty(Path::new("vouch.yaml"));
-    let rows = evaluate(test, &session, Path::new("."), &config, &NoGrader);
+    let rows = evaluate(test, &log, Path::new("."), &config, &NoGrader);
     rows.iter().filter(|r| r.passed).count()
 }
 
@@ -53,10 +51,8 @@ fn analyze_largest(bencher: divan::Bencher<'_, '_>, name: &str) {
 /// The evaluation alone, on a session already read.
 #[divan::bench(args = ["fifty.aptitude.yaml", "eleven.aptitude.yaml"], sample_count = 5, sample_size = 1)]
 fn evaluate_largest(bencher: divan::Bencher<'_, '_>, name: &str) {
-    let session = read_path(&log(largest()), &ReadOptions::default())
-        .expect("a readable log")
-        .session;
+    let read = read_path(&log(largest()), &ReadOptions::default()).expect("a readable log");
     let test = test(name);
     let config = PipelineConfig::empty(Path::new("vouch.yaml"));
-    bencher.bench(|| evaluate(&test, &session, Path::new("."), &config, &NoGrader));
+    bencher.bench(|| evaluate(&test, &read, Path::new("."), &config, &NoGrader));
 }

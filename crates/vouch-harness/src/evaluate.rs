@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde::Serialize;
 use vouch_evidence::EvidenceView;
-use vouch_gate::{GateContext, PipelineConfig, Predicate, Verdict};
-use vouch_session::Session;
+use vouch_gate::{GateContext, PipelineConfig, Predicate, Verdict, evaluate_gate};
+use vouch_session::ReadReport;
 
 use crate::spec::{Assertion, AssertionKind, StdoutReview, TestFile};
 
@@ -180,16 +180,19 @@ impl Grader for NoGrader {
     }
 }
 
-/// Evaluates every assertion of `test` on `session`, whose artifacts (for gates) are under
-/// `workdir`.
+/// Evaluates every assertion of `test` on the session `log` read, whose artifacts (for gates)
+/// are under `workdir`. A `gate:` assertion decides as a gate does, so it never passes over
+/// lines the read skipped.
 pub fn evaluate(
     test: &TestFile,
-    session: &Session,
+    log: &ReadReport,
     workdir: &Path,
     config: &PipelineConfig,
     grader: &dyn Grader,
 ) -> Vec<Row> {
-    let view = EvidenceView::new(session, workdir, config.validation.paths.clone());
+    let session = &log.session;
+    let view = EvidenceView::new(session, workdir, config.validation().paths.clone())
+        .with_diagnostics(&log.diagnostics);
     // Built once, before the assertions share them.
     let _ = view.call_index();
     let cx = GateContext {
@@ -234,7 +237,11 @@ pub fn evaluate(
             AssertionKind::Gate(_) => format!("gate {}", predicate.describe()),
             _ => predicate.describe(),
         });
-        Some(match predicate.evaluate(&cx) {
+        let verdict = match &a.kind {
+            AssertionKind::Gate(_) => evaluate_gate([predicate.as_ref()], &cx),
+            _ => predicate.evaluate(&cx),
+        };
+        Some(match verdict {
             Verdict::Pass => Row::pass(description, line),
             Verdict::Block(b) => Row::fail(description, b.message, line),
         })

@@ -296,13 +296,7 @@ pub fn run_once(test: &TestFile, run: u32, options: &RunOptions<'_>) -> RunResul
         });
         return match vouch_session::read_path(log, &vouch_session::ReadOptions::default()) {
             Ok(report) => {
-                let rows = evaluate(
-                    test,
-                    &report.session,
-                    &workdir,
-                    options.config,
-                    options.grader,
-                );
+                let rows = evaluate(test, &report, &workdir, options.config, options.grader);
                 let mut agent = AgentRun::failed("");
                 agent.error = None;
                 agent.source = Some(log.display().to_string());
@@ -330,8 +324,8 @@ pub fn run_once(test: &TestFile, run: u32, options: &RunOptions<'_>) -> RunResul
         }
     };
     let agent = runner.run(test, dir.path());
-    let rows = match &agent.session {
-        Some(session) => evaluate(test, session, dir.path(), options.config, options.grader),
+    let rows = match &agent.log {
+        Some(log) => evaluate(test, log, dir.path(), options.config, options.grader),
         None => Vec::new(),
     };
     finish(rows, agent)

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use vouch_session::{DiagnosticKind, Format, ReadOptions, Session};
+use vouch_session::{Diagnostic, DiagnosticKind, Format, ReadOptions, Session};
 
 use crate::error::CommandError;
 use crate::exit_codes;
@@ -60,10 +60,8 @@ pub(crate) struct Loaded {
     pub(crate) session: Session,
     /// `0`, or `2` when bad lines were skipped.
     pub(crate) code: u8,
-    /// How many bad lines were skipped.
-    pub(crate) bad_lines: usize,
-    /// The first of them, as `path:line: reason`.
-    pub(crate) first_bad: Option<String>,
+    /// The lines the read skipped, for gates to refuse to pass over.
+    pub(crate) diagnostics: Vec<Diagnostic>,
 }
 
 /// Reads the log, printing each skipped line to stderr as `path:line: reason`.
@@ -107,15 +105,9 @@ pub(crate) fn load_with(
     } else {
         exit_codes::PASS
     };
-    let first_bad = report
-        .diagnostics
-        .iter()
-        .find(|d| d.kind == DiagnosticKind::BadLine)
-        .map(ToString::to_string);
     Ok(Loaded {
         session: report.session,
         code,
-        bad_lines: bad,
-        first_bad,
+        diagnostics: report.diagnostics,
     })
 }

@@ -12,31 +12,32 @@ use crate::config::node::Location;
 use crate::contracts::PredicateKind;
 use crate::validators::ValidatorKind;
 
-/// A loaded configuration. Every name in it is known and every pattern compiles: loading
-/// reports problems, the loaded object has none.
+/// A loaded configuration. Every name in it is known, every pattern compiles and every
+/// contract a route names exists: loading reports problems, the loaded object has none, and
+/// its fields are private so that nothing can make it invalid afterwards.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct PipelineConfig {
     /// The file it was loaded from.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// `Selection.Routes`, in order.
-    pub routes: Vec<Route>,
+    pub(crate) routes: Vec<Route>,
     /// `Termination`, when configured.
-    pub termination: Option<Termination>,
+    pub(crate) termination: Option<Termination>,
     /// The `Validation` section, defaults applied.
-    pub validation: Validation,
+    pub(crate) validation: Validation,
     /// `TestSelector`.
-    pub test_selector: TestSelector,
+    pub(crate) test_selector: TestSelector,
     /// `Hooks`, the stop hook's gates (in `vouch.yaml`).
-    pub hooks: Hooks,
+    pub(crate) hooks: Hooks,
     /// `Contracts`, in the order declared.
-    pub contracts: Vec<Contract>,
+    pub(crate) contracts: Vec<Contract>,
     /// `Selection.StuckThreshold`: consecutive corrections of one agent after which the router
     /// reports it stuck (decision G10; default 3).
-    pub stuck_threshold: u32,
+    pub(crate) stuck_threshold: u32,
     /// The agents of the orchestrator's `Agents` section, when it has one: the first is where
     /// a run starts. vouch reads only their names.
-    pub agents: Vec<DeclaredAgent>,
+    pub(crate) agents: Vec<DeclaredAgent>,
 }
 
 /// An agent the orchestrator's `Agents` section declares.
@@ -52,6 +53,60 @@ pub struct DeclaredAgent {
 }
 
 impl PipelineConfig {
+    /// Returns the file it was loaded from.
+    pub fn path(&self) -> &std::path::Path {
+        &self.path
+    }
+
+    /// Returns `Selection.Routes`, in order.
+    pub fn routes(&self) -> &[Route] {
+        &self.routes
+    }
+
+    /// Returns `Termination`, when configured.
+    pub fn termination(&self) -> Option<&Termination> {
+        self.termination.as_ref()
+    }
+
+    /// Returns the `Validation` section, defaults applied.
+    pub fn validation(&self) -> &Validation {
+        &self.validation
+    }
+
+    /// Returns `TestSelector`.
+    pub fn test_selector(&self) -> &TestSelector {
+        &self.test_selector
+    }
+
+    /// Returns `Hooks`, the stop hook's gates (in `vouch.yaml`).
+    pub fn hooks(&self) -> &Hooks {
+        &self.hooks
+    }
+
+    /// Returns `Contracts`, in the order declared.
+    pub fn contracts(&self) -> &[Contract] {
+        &self.contracts
+    }
+
+    /// Returns the contract a route or strategy names.
+    pub fn contract(&self, named: &ContractRef) -> &Contract {
+        // A ContractRef is made only by loading, which checks that its index exists; the
+        // configuration's fields are private, so the list cannot shrink afterwards.
+        &self.contracts[named.index]
+    }
+
+    /// Returns `Selection.StuckThreshold`: consecutive corrections of one agent after which the
+    /// router reports it stuck (decision G10; default 3).
+    pub fn stuck_threshold(&self) -> u32 {
+        self.stuck_threshold
+    }
+
+    /// Returns the agents of the orchestrator's `Agents` section (the first is where a run
+    /// starts).
+    pub fn agents(&self) -> &[DeclaredAgent] {
+        &self.agents
+    }
+
     /// Returns the configuration of an empty file at `path`: no routes, every default.
     pub fn empty(path: &std::path::Path) -> PipelineConfig {
         PipelineConfig {
@@ -91,11 +146,12 @@ pub struct PredicateRef {
     pub location: Location,
 }
 
-/// A contract named by a route or a termination strategy.
+/// A contract named by a route or a termination strategy; [`PipelineConfig::contract`] returns
+/// it. Only loading makes one, so its index always points at a declared contract.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ContractRef {
     /// The contract's index in [`PipelineConfig::contracts`].
-    pub index: usize,
+    pub(crate) index: usize,
     /// Where it was named.
     pub location: Location,
 }

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use regex::Regex;
 use vouch_evidence::EvidenceView;
-use vouch_session::Session;
+use vouch_session::{Diagnostic, Session};
 
 use crate::config::{ConfigErrors, Location, Termination, TerminationKind};
 use crate::gate::GateSet;
@@ -36,9 +36,9 @@ pub struct History<'s> {
     pub workdir: PathBuf,
     /// The agent that wrote the reply, when the log does not name it (or to override it).
     pub agent: Option<&'s str>,
-    /// Lines of the log that could not be read — the count and the first, described — when
-    /// there were any: the router then lets nothing through (decision G4).
-    pub unreadable: Option<(u64, String)>,
+    /// The lines the read of the log skipped (its diagnostics): with any, the router lets
+    /// nothing through (decisions G4 and D20).
+    pub diagnostics: &'s [Diagnostic],
 }
 
 impl<'s> History<'s> {
@@ -48,7 +48,7 @@ impl<'s> History<'s> {
             session,
             workdir: workdir.into(),
             agent: None,
-            unreadable: None,
+            diagnostics: &[],
         }
     }
 
@@ -59,10 +59,10 @@ impl<'s> History<'s> {
         self
     }
 
-    /// Records that `lines` lines of the log could not be read, `first` describing the first.
+    /// Records the lines the read of the log skipped.
     #[must_use]
-    pub fn unreadable(mut self, lines: u64, first: impl Into<String>) -> History<'s> {
-        self.unreadable = Some((lines, first.into()));
+    pub fn diagnostics(mut self, diagnostics: &'s [Diagnostic]) -> History<'s> {
+        self.diagnostics = diagnostics;
         self
     }
 }
@@ -236,7 +236,8 @@ impl Router {
             &history.workdir,
             self.gates.config().validation.paths.clone(),
         )
-        .with_turn_start(reply.start);
+        .with_turn_start(reply.start)
+        .with_diagnostics(history.diagnostics);
         let matched = self.termination_matches(&reply.text, agent);
         let (keyword, gate) = match found.as_slice() {
             [] if matched.is_empty() => {
@@ -275,13 +276,6 @@ impl Router {
                 kind: CorrectionKind::Blocked,
                 validator: Some(block.validator),
                 message: block.message,
-            };
-        }
-        if let Some((lines, first)) = &history.unreadable {
-            return Step::Correct {
-                kind: CorrectionKind::Blocked,
-                validator: Some("vouch".to_owned()),
-                message: messages::unreadable(*lines, first),
             };
         }
         let who = agent.unwrap_or("the agent");

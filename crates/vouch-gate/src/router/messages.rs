@@ -68,11 +68,3 @@ pub(crate) fn unknown_keyword(keyword: &str, agent: Option<&str>, allowed: &[&st
     .trim_end()
     .to_owned()
 }
-
-/// The session log has lines vouch could not read, so the gates cannot vouch for the reply.
-pub(crate) fn unreadable(lines: u64, first: &str) -> String {
-    format!(
-        "Handoff blocked: the session log has {lines} line(s) vouch could not read (the first: {first}).\n\
-         vouch does not let a handoff through on evidence it cannot read; fix the log, then retry."
-    )
-}

@@ -45,7 +45,7 @@ fn the_spec_example_loads_with_or_without_its_root() {
             .join("\n"),
     ] {
         let c = parse_config(Path::new("p.yaml"), &text).unwrap();
-        let route = &c.routes[0];
+        let route = &c.routes()[0];
         let kinds: Vec<ValidatorKind> = route.validators.iter().map(|v| v.kind).collect();
         assert_eq!(
             kinds,
@@ -62,20 +62,23 @@ fn the_spec_example_loads_with_or_without_its_root() {
                 .unwrap()
                 .matches("GO TEST ./...")
         );
-        let t = c.termination.as_ref().unwrap();
+        let t = c.termination().unwrap();
         assert_eq!(t.kind, TerminationKind::Composite);
         assert_eq!(t.strategies[1].max_iterations, Some(40));
         assert_eq!(
-            c.validation.paths.change_log,
+            c.validation().paths.change_log,
             Path::new("state/changes.json")
         );
-        assert_eq!(c.validation.paths.brief, Path::new(".fuseraft/brief.json"));
         assert_eq!(
-            c.validation.paths.test_report,
+            c.validation().paths.brief,
+            Path::new(".fuseraft/brief.json")
+        );
+        assert_eq!(
+            c.validation().paths.test_report,
             Path::new(".fuseraft/artifacts/test-report.json"),
             "G1 default"
         );
-        assert_eq!(c.validation.test_assertion_patterns.len(), 2);
+        assert_eq!(c.validation().test_assertion_patterns.len(), 2);
     }
 }
 
@@ -86,10 +89,10 @@ fn keys_match_case_insensitively() {
         "selection:\n  routes:\n    - keyword: DONE\n      validator: requireshellpass\n      sourceagents: Dev\n",
     )
     .unwrap();
-    assert_eq!(c.routes[0].keyword, "DONE");
-    assert_eq!(c.routes[0].source_agents, vec!["Dev"]);
+    assert_eq!(c.routes()[0].keyword, "DONE");
+    assert_eq!(c.routes()[0].source_agents, vec!["Dev"]);
     assert_eq!(
-        c.routes[0].validators[0].kind,
+        c.routes()[0].validators[0].kind,
         ValidatorKind::RequireShellPass
     );
 }
@@ -146,6 +149,6 @@ fn hooks_name_their_validators() {
         "hooks:\n  stop: [RequireShellPass, TestReportValid]\n  stuckthreshold: 5\n",
     )
     .unwrap();
-    assert_eq!(c.hooks.stop.len(), 2);
-    assert_eq!(c.hooks.stuck_threshold, 5);
+    assert_eq!(c.hooks().stop.len(), 2);
+    assert_eq!(c.hooks().stuck_threshold, 5);
 }

@@ -344,7 +344,7 @@ mod loading {
     fn the_three_spellings_of_a_predicate_are_the_same() {
         let yaml = "Contracts:\n  - Name: A\n    Requires:\n      - FileExists: {Path: x}\n      - Type: FileExists\n        Path: x\n      - TestReport\n      - TestReport:\n          NoFailures: true\n";
         let config = parse_config(Path::new("p.yaml"), yaml).unwrap();
-        let kinds: Vec<String> = config.contracts[0]
+        let kinds: Vec<String> = config.contracts()[0]
             .requires
             .iter()
             .map(|r| format!("{:?}", r.kind))

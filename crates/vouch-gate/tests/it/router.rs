@@ -102,7 +102,7 @@ fn play(file: &Path) -> Result<String, String> {
     if scenario.project {
         copy_dir(&router_dir().join("project"), &work);
     }
-    let changes = work.join(&router.gates().config().validation.paths.change_log);
+    let changes = work.join(&router.gates().config().validation().paths.change_log);
     let history_path = dir.path().join("history.json");
     let mut messages: Vec<Value> = Vec::new();
     let mut state = RouterState::default();

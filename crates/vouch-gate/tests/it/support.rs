@@ -128,7 +128,7 @@ impl Project {
         let view = EvidenceView::new(
             session,
             self.dir.path(),
-            gates.config().validation.paths.clone(),
+            gates.config().validation().paths.clone(),
         );
         gate.evaluate(&view)
     }

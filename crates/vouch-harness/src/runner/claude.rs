@@ -99,7 +99,7 @@ impl AgentRunner for ClaudeCode {
         if let Some(log) = log.filter(|l| l.is_file()) {
             match vouch_session::read_path(&log, &options) {
                 Ok(report) => {
-                    run.session = Some(report.session);
+                    run.log = Some(report);
                     run.source = Some(log.display().to_string());
                     return run;
                 }
@@ -115,7 +115,7 @@ impl AgentRunner for ClaudeCode {
         if !stdout.is_empty() {
             match vouch_session::read_from(&stdout[..], "<claude stream-json>", &options) {
                 Ok(report) if !report.session.events.is_empty() => {
-                    run.session = Some(report.session);
+                    run.log = Some(report);
                     run.source = Some("the stream-json claude printed".to_owned());
                     run.error = None;
                     return run;

@@ -56,7 +56,7 @@ impl AgentRunner for Codex {
         };
         match vouch_session::read_from(&stdout[..], "<codex exec --json>", &options) {
             Ok(report) if !report.session.events.is_empty() => {
-                run.session = Some(report.session);
+                run.log = Some(report);
                 run.source = Some("the events codex exec printed".to_owned());
             }
             Ok(_) => {

@@ -8,7 +8,7 @@ mod codex;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use vouch_session::Session;
+use vouch_session::ReadReport;
 
 pub use claude::{ClaudeCode, project_slug};
 pub use codex::Codex;
@@ -19,8 +19,8 @@ use crate::spec::{AgentKind, TestFile};
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct AgentRun {
-    /// The session the agent wrote, when one was found.
-    pub session: Option<Session>,
+    /// The session the agent wrote, with the lines its read skipped, when one was found.
+    pub log: Option<ReadReport>,
     /// Where the session was read from (the agent's stream, or its log file).
     pub source: Option<String>,
     /// The agent's exit code; `None` when it was killed.
@@ -39,7 +39,7 @@ impl AgentRun {
     /// A run that never started, and why.
     pub fn failed(error: impl Into<String>) -> AgentRun {
         AgentRun {
-            session: None,
+            log: None,
             source: None,
             exit_code: None,
             timed_out: false,
@@ -88,7 +88,7 @@ pub(crate) fn start(
     let out = vouch_gate::run_process(cmd, Some(prompt), test.timeout, false)
         .map_err(|e| format!("could not start {}: {e}", program.display()))?;
     let run = AgentRun {
-        session: None,
+        log: None,
         source: None,
         exit_code: out.exit_code,
         timed_out: out.timed_out,

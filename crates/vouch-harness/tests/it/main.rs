@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, reason = "tests fail loudly")]
 
 mod assertions;
+mod fail_closed;
 mod grading;
 mod load;
 mod runs;

@@ -88,7 +88,7 @@ fn the_log_named_by_the_runs_session_id_is_graded_not_a_newer_stale_one() {
         "{source}"
     );
     assert_ne!(Path::new(&source), stale);
-    let session = run.session.unwrap();
+    let session = run.log.unwrap().session;
     let names: Vec<&str> = session.tool_calls().map(|c| c.name.as_str()).collect();
     assert_eq!(names, ["Write", "Bash"]);
 }

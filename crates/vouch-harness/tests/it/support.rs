@@ -32,7 +32,7 @@ pub(crate) fn graded_rows(session: &str, assertions: &str, grader: &dyn Grader) 
     let log = test.session.clone().unwrap_or_default();
     let report = vouch_session::read_path(&log, &vouch_session::ReadOptions::default()).unwrap();
     let config = PipelineConfig::empty(Path::new("vouch.yaml"));
-    evaluate(&test, &report.session, &fixtures(), &config, grader)
+    evaluate(&test, &report, &fixtures(), &config, grader)
 }
 
 /// Renders rows as the lines a snapshot keeps: the mark, the line, the description, the reason.

@@ -117,7 +117,7 @@ pub(crate) fn run(args: &RecordArgs, ui: &mut Ui) -> Result<u8, CommandError> {
         (None, Some(config)) => {
             let gates = load_gates(config, ui)?;
             let dir = config.parent().map_or_else(PathBuf::new, Path::to_path_buf);
-            dir.join(&gates.config().validation.paths.change_log)
+            dir.join(&gates.config().validation().paths.change_log)
         }
         (None, None) => vouch_evidence::ArtifactPaths::default().change_log,
     };

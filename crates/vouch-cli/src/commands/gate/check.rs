@@ -74,7 +74,7 @@ pub(crate) fn run(args: &CheckArgs, ui: &mut Ui) -> Result<u8, CommandError> {
             .ok_or_else(|| {
                 let known: Vec<&str> = gates
                     .config()
-                    .routes
+                    .routes()
                     .iter()
                     .map(|r| r.keyword.as_str())
                     .collect();
@@ -101,19 +101,10 @@ pub(crate) fn run(args: &CheckArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     let view = EvidenceView::new(
         &loaded.session,
         &args.input.workdir,
-        gates.config().validation.paths.clone(),
-    );
-    let verdict = match (gate.evaluate(&view), loaded.first_bad) {
-        // A gate does not pass on evidence it could not read (decision G4).
-        (Verdict::Pass, Some(first)) => Verdict::block(
-            "vouch",
-            format!(
-                "{} blocked: the session log has {} line(s) vouch could not read (the first: {first}).\nvouch does not let a handoff through on evidence it cannot read.",
-                gate.keyword, loaded.bad_lines
-            ),
-        ),
-        (verdict, _) => verdict,
-    };
+        gates.config().validation().paths.clone(),
+    )
+    .with_diagnostics(&loaded.diagnostics);
+    let verdict = gate.evaluate(&view);
     let route = (!gate.routes.is_empty()).then_some(gate.keyword.as_str());
     let (code, validator, message) = match &verdict {
         Verdict::Pass => (exit_codes::PASS, None, None),

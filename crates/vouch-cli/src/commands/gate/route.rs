@@ -74,11 +74,9 @@ struct Output<'a> {
 pub(crate) fn run(args: &RouteArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     let router = Router::new(load_gates(&args.input.config, ui)?);
     let loaded = load_with(&args.input.session, &args.input.read_options(None), ui)?;
-    let mut history =
-        History::new(&loaded.session, &args.input.workdir).agent(args.input.agent.as_deref());
-    if let Some(first) = &loaded.first_bad {
-        history = history.unreadable(loaded.bad_lines as u64, first.clone());
-    }
+    let history = History::new(&loaded.session, &args.input.workdir)
+        .agent(args.input.agent.as_deref())
+        .diagnostics(&loaded.diagnostics);
     let state_path = if args.state.is_absolute() {
         args.state.clone()
     } else {

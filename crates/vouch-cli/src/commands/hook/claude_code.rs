@@ -52,7 +52,7 @@ pub(crate) fn run(args: &ClaudeCodeArgs, ui: &mut Ui) -> Result<u8, CommandError
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
     let (verdict, threshold, state_dir) = match GateSet::load(&config_path) {
         Ok(gates) => {
-            let hooks = &gates.config().hooks;
+            let hooks = &gates.config().hooks();
             let verdict = vouch_gate::evaluate_stop(&input, &gates, &project);
             (verdict, hooks.stuck_threshold, hooks.state_dir.clone())
         }
