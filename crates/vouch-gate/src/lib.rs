@@ -41,7 +41,6 @@
 mod alternatives;
 pub mod assertions;
 mod backing;
-mod command;
 mod config;
 mod contracts;
 mod gate;
@@ -59,7 +58,6 @@ pub mod yaml {
 }
 
 pub use alternatives::{Alternatives, CommandPattern};
-pub use command::{CommandOutcome, ProcessOutcome, run_process, run_shell};
 pub use config::{
     CommandPatterns, ConfigError, ConfigErrors, Contract as ContractConfig, ContractRef,
     DEFAULT_ASSERTION_PATTERNS, DeclaredAgent, Hooks, Location, PipelineConfig, PredicateRef,

@@ -157,7 +157,7 @@ fn balanced_end(bytes: &[u8], open: usize) -> Option<usize> {
 /// The reply as a message quotes it: on one line, at most 300 characters.
 pub fn quote(reply: &str) -> String {
     let one_line = reply.split_whitespace().collect::<Vec<_>>().join(" ");
-    format!("\"{}\"", vouch_llm::clip(&one_line, 300))
+    format!("\"{}\"", vouch_process::clip::head(&one_line, 300))
 }
 
 #[cfg(test)]

@@ -5,13 +5,14 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::io::AsyncWriteExt;
 use tokio::sync::Semaphore;
+
+use vouch_process::{Options, clip};
+use vouch_session::locations;
 
 use crate::client::{BoxFuture, ModelClient, Reply, Request, Usage};
 use crate::error::Error;
@@ -72,22 +73,13 @@ impl AgentCli {
         self
     }
 
-    fn env_var(&self, key: &str) -> Option<OsString> {
-        self.envs
-            .iter()
-            .rev()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.clone())
-            .or_else(|| std::env::var_os(key))
-    }
-
     async fn ask(&self, request: &Request) -> Result<Reply, Error> {
         let name = self.kind.program();
         let program = match &self.program {
             Some(p) => p.clone(),
             None => {
-                let path = self.env_var("PATH").unwrap_or_default();
-                find_on_path(name, &path).ok_or_else(|| {
+                let path = locations::env_with(&self.envs)("PATH").unwrap_or_default();
+                vouch_process::find_on_path(name, &path).ok_or_else(|| {
                     Error::Process(format!(
                         "grader `{name}` was not found on PATH (install it, or configure another \
                          grader in vouch.yaml: docs/llm-review.md)"
@@ -105,7 +97,7 @@ impl AgentCli {
             .tempdir()
             .map_err(|e| Error::Process(format!("cannot make a folder for {name}: {e}")))?;
         let model = request.model.as_deref().or(self.model.as_deref());
-        let mut cmd = tokio::process::Command::new(&program);
+        let mut cmd = std::process::Command::new(&program);
         match self.kind {
             CliKind::Claude => {
                 cmd.args(["-p", "--output-format", "json"]);
@@ -123,16 +115,7 @@ impl AgentCli {
             }
         }
         cmd.current_dir(dir.path())
-            .envs(self.envs.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true);
-        let mut child = cmd
-            .spawn()
-            .map_err(|e| Error::Process(format!("cannot start {}: {e}", program.display())))?;
-        let pid = child.id();
+            .envs(self.envs.iter().map(|(k, v)| (k, v)));
         // The whole prompt, system part first, on standard input.
         let mut input = String::new();
         if let Some(system) = &request.system {
@@ -140,42 +123,34 @@ impl AgentCli {
             input.push_str("\n\n");
         }
         input.push_str(&request.prompt);
-        if let Some(mut stdin) = child.stdin.take() {
-            tokio::spawn(async move {
-                let _ = stdin.write_all(input.as_bytes()).await;
+        let options = Options::new(self.timeout).stdin(input);
+        let output = tokio::task::spawn_blocking(move || vouch_process::run(cmd, &options))
+            .await
+            .map_err(|e| Error::Process(format!("{name} failed: {e}")))?
+            .map_err(|e| Error::Process(format!("cannot start {}: {e}", program.display())))?;
+        if output.timed_out {
+            return Err(Error::Timeout {
+                provider: name.to_owned(),
+                after: self.timeout,
             });
         }
-        let output = match tokio::time::timeout(self.timeout, child.wait_with_output()).await {
-            Ok(Ok(output)) => output,
-            Ok(Err(e)) => return Err(Error::Process(format!("{name} failed: {e}"))),
-            Err(_) => {
-                if let Some(pid) = pid {
-                    kill_group(pid);
-                }
-                return Err(Error::Timeout {
-                    provider: name.to_owned(),
-                    after: self.timeout,
-                });
-            }
-        };
         let stdout = String::from_utf8_lossy(&output.stdout);
         let reply = match self.kind {
             CliKind::Claude => claude_reply(&stdout),
             CliKind::Codex => codex_reply(&stdout),
         };
         self.clean_up(dir.path(), reply.as_ref().ok().and_then(|r| r.1.as_deref()));
-        if !output.status.success() {
-            let stderr = String::from_utf8_lossy(&output.stderr);
+        if !output.succeeded() {
+            let stderr = output.stderr_text();
             let detail = match &reply {
                 Err(e) => e.to_string(),
                 Ok(_) if stderr.trim().is_empty() => "no message".to_owned(),
-                Ok(_) => tail(&stderr),
+                Ok(_) => clip::tail(stderr.trim(), 300),
             };
             return Err(Error::Process(format!(
                 "{name} exited with {}: {detail}",
                 output
-                    .status
-                    .code()
+                    .exit_code
                     .map_or_else(|| "a signal".to_owned(), |c| format!("code {c}"))
             )));
         }
@@ -191,55 +166,21 @@ impl AgentCli {
     /// Removes the session the agent kept of this grading: Claude Code's project folder of the
     /// grading folder, Codex's rollout of this thread.
     fn clean_up(&self, dir: &Path, thread: Option<&str>) {
+        let env = locations::env_with(&self.envs);
         match self.kind {
             CliKind::Claude => {
-                let config = self
-                    .env_var("CLAUDE_CONFIG_DIR")
-                    .map(PathBuf::from)
-                    .or_else(|| {
-                        self.env_var("HOME")
-                            .map(|h| PathBuf::from(h).join(".claude"))
-                    });
-                let canonical = dir.canonicalize().unwrap_or_else(|_| dir.to_owned());
-                if let Some(config) = config {
-                    let project = config
-                        .join("projects")
-                        .join(claude_project_slug(&canonical));
-                    let _ = std::fs::remove_dir_all(project);
+                if let Some(config) = locations::claude_config_dir(env) {
+                    let _ = std::fs::remove_dir_all(locations::claude_project_dir(&config, dir));
                 }
             }
             CliKind::Codex => {
                 let Some(thread) = thread else { return };
-                let home = self.env_var("CODEX_HOME").map(PathBuf::from).or_else(|| {
-                    self.env_var("HOME")
-                        .map(|h| PathBuf::from(h).join(".codex"))
-                });
-                if let Some(home) = home {
-                    remove_rollout(&home.join("sessions"), thread, 4);
+                if let Some(home) = locations::codex_home(env) {
+                    remove_rollout(&locations::codex_sessions_dir(&home), thread, 4);
                 }
             }
         }
     }
-}
-
-/// Returns the folder name Claude Code keeps a project's sessions under: the project's path
-/// with every character that is not an ASCII letter or digit replaced by `-`.
-pub fn claude_project_slug(dir: &Path) -> String {
-    dir.to_string_lossy()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect()
-}
-
-/// Returns the first executable file named `name` in the directories of `path` (a `PATH`).
-pub fn find_on_path(name: &str, path: &std::ffi::OsStr) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    std::env::split_paths(path)
-        .map(|dir| dir.join(name))
-        .find(|candidate| {
-            std::fs::metadata(candidate)
-                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
 }
 
 /// Reads `claude -p --output-format json`: one result object (the last line that is one). A
@@ -267,7 +208,7 @@ fn claude_reply(stdout: &str) -> Result<(String, Option<String>, Option<Usage>),
     if result.get("is_error").and_then(Value::as_bool) == Some(true) {
         return Err(Error::Process(format!(
             "claude reported an error: {}",
-            tail(&text)
+            clip::tail(text.trim(), 300)
         )));
     }
     if text.trim().is_empty() {
@@ -356,25 +297,6 @@ fn remove_rollout(dir: &Path, thread: &str, depth: u32) {
             let _ = std::fs::remove_file(path);
         }
     }
-}
-
-/// Kills the process group led by `pid`.
-fn kill_group(pid: u32) {
-    let _ = std::process::Command::new("kill")
-        .args(["-KILL", "--", &format!("-{pid}")])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
-}
-
-/// The last 300 characters of `text`, for messages.
-fn tail(text: &str) -> String {
-    let text = text.trim();
-    let count = text.chars().count();
-    if count <= 300 {
-        return text.to_owned();
-    }
-    format!("…{}", text.chars().skip(count - 300).collect::<String>())
 }
 
 impl ModelClient for AgentCli {

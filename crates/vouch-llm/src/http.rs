@@ -170,14 +170,6 @@ fn start_of(bytes: &[u8]) -> String {
     let text = String::from_utf8_lossy(bytes);
     match text.trim() {
         "" => "(an empty body)".to_owned(),
-        text => clip(text, 200),
-    }
-}
-
-/// Returns at most `max` characters of `text`, with `…` where it was cut.
-pub fn clip(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_owned(),
+        text => vouch_process::clip::head(text, 200),
     }
 }

@@ -25,10 +25,10 @@ mod retry;
 mod scripted;
 
 pub use anthropic::Anthropic;
-pub use cli::{AgentCli, CliKind, claude_project_slug, find_on_path};
+pub use cli::{AgentCli, CliKind};
 pub use client::{BoxFuture, ModelClient, Reply, Request, Schema, Usage};
 pub use error::Error;
-pub use http::{Transport, clip};
+pub use http::Transport;
 pub use limit::{DEFAULT_CONCURRENCY, Limits};
 pub use openai::{OpenAiCompatible, Structured};
 pub use retry::{RetryPolicy, retry_after};

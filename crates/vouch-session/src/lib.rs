@@ -35,6 +35,7 @@ mod error;
 mod event;
 mod hash;
 mod lines;
+pub mod locations;
 mod output;
 mod pipeline;
 mod read;

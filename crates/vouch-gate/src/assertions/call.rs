@@ -444,10 +444,9 @@ impl CallAssertion {
 /// Cuts a value for a message, on a character boundary.
 pub(crate) fn truncate(v: &str) -> String {
     let v: String = v.split_whitespace().collect::<Vec<_>>().join(" ");
-    if v.chars().count() > 80 {
-        let cut: String = v.chars().take(79).collect();
-        format!("{cut}…")
-    } else {
-        v
+    // Eighty characters in all, the mark included.
+    match vouch_process::clip::head_of(&v, 80) {
+        (_, true) => vouch_process::clip::head(&v, 79),
+        (_, false) => v,
     }
 }

@@ -1,8 +1,8 @@
 //! `RequireRelatedTestsPass`: vouch runs the tests related to the session's changes itself.
 
-use crate::command::{CommandOutcome, run_shell, shell_quote, truncate};
 use crate::config::TestSelector;
 use crate::predicate::{GateContext, Predicate, Verdict, blocked_word, fail_closed};
+use vouch_process::{Finished, shell, shell_quote};
 
 /// Reads the files written in the active session from `changes.json`, runs
 /// `TestSelector.FindRelatedCommand` once per file (`{file}` replaced) to discover test targets
@@ -82,12 +82,12 @@ impl Predicate for RequireRelatedTestsPass {
                     format!(
                         "{word} blocked: test discovery failed for {file} (exit {}).\nCommand: {command}\n{}",
                         exit_of(&outcome),
-                        truncate(&outcome.output, OUTPUT_CHARS)
+                        truncate(&outcome.stdout_text(), OUTPUT_CHARS)
                     ),
                 );
             }
             for line in outcome
-                .output
+                .stdout_text()
                 .lines()
                 .map(str::trim)
                 .filter(|l| !l.is_empty())
@@ -115,7 +115,7 @@ impl Predicate for RequireRelatedTestsPass {
             format!(
                 "{word} blocked: targeted tests failed (exit {}).\nCommand: {command}\n{}",
                 exit_of(&outcome),
-                truncate(&outcome.output, OUTPUT_CHARS)
+                truncate(&outcome.stdout_text(), OUTPUT_CHARS)
             ),
         )
     }
@@ -129,16 +129,15 @@ impl RequireRelatedTestsPass {
         cx: &GateContext<'_, '_>,
         command: &str,
         what: &str,
-    ) -> Result<CommandOutcome, Verdict> {
-        let outcome =
-            run_shell(command, cx.view.workdir(), self.selector.timeout).map_err(|e| {
-                fail_closed(
-                    NAME,
-                    cx.keyword,
-                    &format!("the related tests (the {what} command did not start)"),
-                    &e,
-                )
-            })?;
+    ) -> Result<Finished, Verdict> {
+        let outcome = shell(command, cx.view.workdir(), self.selector.timeout).map_err(|e| {
+            fail_closed(
+                NAME,
+                cx.keyword,
+                &format!("the related tests (the {what} command did not start)"),
+                &e,
+            )
+        })?;
         if outcome.timed_out {
             return Err(Verdict::block(
                 NAME,
@@ -147,7 +146,7 @@ impl RequireRelatedTestsPass {
                      Command: {command}\n{}",
                     blocked_word(cx.keyword),
                     self.selector.timeout.as_secs(),
-                    truncate(&outcome.output, OUTPUT_CHARS)
+                    truncate(&outcome.stdout_text(), OUTPUT_CHARS)
                 ),
             ));
         }
@@ -156,8 +155,16 @@ impl RequireRelatedTestsPass {
 }
 
 /// A command's exit for a message: its code, or `killed`.
-fn exit_of(outcome: &CommandOutcome) -> String {
+fn exit_of(outcome: &Finished) -> String {
     outcome
         .exit_code
         .map_or_else(|| "killed".to_owned(), |c| c.to_string())
+}
+
+/// Returns at most `max` characters of a command's output, marking the cut.
+fn truncate(text: &str, max: usize) -> String {
+    match vouch_process::clip::head_of(text, max) {
+        (kept, true) => format!("{kept}\n… (output truncated to {max} characters)"),
+        (kept, false) => kept.to_owned(),
+    }
 }

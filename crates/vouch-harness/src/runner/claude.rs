@@ -7,7 +7,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use vouch_session::{Format, ReadOptions};
+use vouch_session::{Format, ReadOptions, locations};
 
 use crate::runner::{AgentRun, AgentRunner, start};
 use crate::spec::TestFile;
@@ -35,27 +35,6 @@ impl ClaudeCode {
         self.envs.push((key.into(), value.into()));
         self
     }
-
-    /// Returns Claude Code's configuration folder: `CLAUDE_CONFIG_DIR` (this runner's, else
-    /// the process's), else `~/.claude`.
-    fn config_dir(&self) -> Option<PathBuf> {
-        self.envs
-            .iter()
-            .rev()
-            .find(|(k, _)| k == "CLAUDE_CONFIG_DIR")
-            .map(|(_, v)| PathBuf::from(v))
-            .or_else(|| std::env::var_os("CLAUDE_CONFIG_DIR").map(PathBuf::from))
-            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".claude")))
-    }
-}
-
-/// Returns the folder name Claude Code keeps a project's sessions under: the project's path
-/// with every character that is not an ASCII letter or digit replaced by `-`.
-pub fn project_slug(dir: &Path) -> String {
-    dir.to_string_lossy()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect()
 }
 
 impl AgentRunner for ClaudeCode {
@@ -90,12 +69,8 @@ impl AgentRunner for ClaudeCode {
             ..ReadOptions::default()
         };
         // The log named by this run's session id, with its subagents.
-        let canonical = dir.canonicalize().unwrap_or_else(|_| dir.to_owned());
-        let log = self.config_dir().map(|c| {
-            c.join("projects")
-                .join(project_slug(&canonical))
-                .join(format!("{session_id}.jsonl"))
-        });
+        let log = locations::claude_config_dir(locations::env_with(&self.envs))
+            .map(|c| locations::claude_project_dir(&c, dir).join(format!("{session_id}.jsonl")));
         if let Some(log) = log.filter(|l| l.is_file()) {
             match vouch_session::read_path(&log, &options) {
                 Ok(report) => {
@@ -144,17 +119,4 @@ impl AgentRunner for ClaudeCode {
 /// Describes an exit code.
 pub(crate) fn exit(code: Option<i32>) -> String {
     code.map_or_else(|| "a signal".to_owned(), |c| format!("code {c}"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn project_folders_are_named_like_claude_codes() {
-        assert_eq!(
-            project_slug(Path::new("/home/ada/my.project")),
-            "-home-ada-my-project"
-        );
-    }
 }

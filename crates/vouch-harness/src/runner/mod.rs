@@ -5,12 +5,13 @@
 mod claude;
 mod codex;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
+use vouch_process::{Options, clip};
 use vouch_session::ReadReport;
 
-pub use claude::{ClaudeCode, project_slug};
+pub use claude::ClaudeCode;
 pub use codex::Codex;
 
 use crate::spec::{AgentKind, TestFile};
@@ -61,13 +62,13 @@ pub trait AgentRunner: Send + Sync {
 pub fn runner_for(agent: &AgentKind) -> Result<Box<dyn AgentRunner>, String> {
     match agent {
         AgentKind::ClaudeCode => {
-            let program = find_on_path("claude")
+            let program = vouch_process::find_on_process_path("claude")
                 .ok_or("agent `claude` (Claude Code) was not found on PATH")?;
             Ok(Box::new(ClaudeCode::new(program)))
         }
         AgentKind::Codex => {
-            let program =
-                find_on_path("codex").ok_or("agent `codex` (Codex CLI) was not found on PATH")?;
+            let program = vouch_process::find_on_process_path("codex")
+                .ok_or("agent `codex` (Codex CLI) was not found on PATH")?;
             Ok(Box::new(Codex::new(program)))
         }
         AgentKind::Other(name) => Err(format!(
@@ -85,39 +86,16 @@ pub(crate) fn start(
     test: &TestFile,
 ) -> Result<(AgentRun, Vec<u8>), String> {
     let prompt = test.prompt.clone().unwrap_or_default().into_bytes();
-    let out = vouch_gate::run_process(cmd, Some(prompt), test.timeout, false)
+    let out = vouch_process::run(cmd, &Options::new(test.timeout).stdin(prompt))
         .map_err(|e| format!("could not start {}: {e}", program.display()))?;
     let run = AgentRun {
         log: None,
         source: None,
         exit_code: out.exit_code,
         timed_out: out.timed_out,
-        stderr: tail(&out.stderr, 2_000),
+        stderr: clip::tail(&out.stderr_text(), 2_000),
         elapsed: out.elapsed,
         error: None,
     };
     Ok((run, out.stdout))
-}
-
-/// Returns the first executable file named `name` in the directories of `PATH`.
-pub fn find_on_path(name: &str) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(name))
-        .find(|candidate| {
-            std::fs::metadata(candidate)
-                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
-}
-
-/// Returns at most the last `max` characters of `bytes` read as text.
-pub(crate) fn tail(bytes: &[u8], max: usize) -> String {
-    let text = String::from_utf8_lossy(bytes);
-    let count = text.chars().count();
-    if count <= max {
-        return text.into_owned();
-    }
-    let cut: String = text.chars().skip(count - max).collect();
-    format!("…{cut}")
 }

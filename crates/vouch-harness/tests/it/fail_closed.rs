@@ -51,7 +51,7 @@ fn hook_and_test(extra: &str) -> (Verdict, Option<String>) {
     (
         match hook {
             Verdict::Block(b) => Verdict::block(b.validator, shown(b.message)),
-            pass => pass,
+            Verdict::Pass => Verdict::Pass,
         },
         reason.map(shown),
     )

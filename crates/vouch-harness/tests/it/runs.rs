@@ -6,10 +6,11 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use vouch_gate::PipelineConfig;
-use vouch_harness::runner::{AgentRunner, ClaudeCode, Codex, project_slug};
+use vouch_harness::runner::{AgentRunner, ClaudeCode, Codex};
 use vouch_harness::spec::{AgentKind, parse};
 use vouch_harness::suite::{self, Progress, RunOptions, TestResult};
 use vouch_harness::{NoGrader, TestFile};
+use vouch_session::locations::claude_project_slug;
 
 fn fake(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -60,7 +61,7 @@ fn the_log_named_by_the_runs_session_id_is_graded_not_a_newer_stale_one() {
     let project = config
         .path()
         .join("projects")
-        .join(project_slug(&dir.path().canonicalize().unwrap()));
+        .join(claude_project_slug(&dir.path().canonicalize().unwrap()));
     std::fs::create_dir_all(&project).unwrap();
     let stale = project.join("00000000-0000-4000-8000-000000000000.jsonl");
     std::fs::write(

@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use vouch_llm::{AgentCli, CliKind, Limits, ModelClient, Request, claude_project_slug};
+use vouch_llm::{AgentCli, CliKind, Limits, ModelClient, Request};
+use vouch_session::locations::claude_project_slug;
 
 fn fake(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -1,0 +1,122 @@
+//! Reading a child's output stream to its end, keeping at most a cap of it: the head and the
+//! tail, since a failing test run says what broke at its end and what ran at its start.
+
+use std::collections::VecDeque;
+use std::io::Read;
+
+/// What was read of one stream.
+#[derive(Debug, Default)]
+pub(crate) struct Captured {
+    /// The bytes kept: all of them, or the head, a marker and the tail.
+    pub(crate) bytes: Vec<u8>,
+    /// How many bytes the stream carried in all.
+    pub(crate) total: u64,
+}
+
+/// Reads `reader` to its end. With a cap, keeps the first half of the cap and the last half,
+/// joined by a line that says how many bytes were left out.
+pub(crate) fn capture(mut reader: impl Read, cap: Option<usize>) -> Captured {
+    let mut head = Vec::new();
+    let mut tail: VecDeque<u8> = VecDeque::new();
+    let (head_cap, tail_cap) = match cap {
+        Some(cap) => (cap / 2, cap - cap / 2),
+        None => (usize::MAX, 0),
+    };
+    let mut total: u64 = 0;
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            // A broken pipe ends the stream like its end does.
+            Err(_) => break,
+        };
+        total += n as u64;
+        let mut chunk = &buf[..n];
+        let room = head_cap.saturating_sub(head.len());
+        let into_head = room.min(chunk.len());
+        head.extend_from_slice(&chunk[..into_head]);
+        chunk = &chunk[into_head..];
+        if chunk.is_empty() {
+            continue;
+        }
+        if chunk.len() >= tail_cap {
+            tail.clear();
+            tail.extend(&chunk[chunk.len() - tail_cap..]);
+        } else {
+            let overflow = (tail.len() + chunk.len()).saturating_sub(tail_cap);
+            tail.drain(..overflow);
+            tail.extend(chunk);
+        }
+    }
+    let kept = head.len() as u64 + tail.len() as u64;
+    let mut bytes = head;
+    if kept < total {
+        bytes.extend_from_slice(
+            format!("\n… ({} bytes of output left out) …\n", total - kept).as_bytes(),
+        );
+    }
+    bytes.extend(tail);
+    Captured { bytes, total }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn without_a_cap_everything_is_kept() {
+        let c = capture(&b"hello world"[..], None);
+        assert_eq!(c.bytes, b"hello world");
+        assert_eq!(c.total, 11);
+    }
+
+    #[test]
+    fn a_cap_keeps_head_and_tail() {
+        let text: Vec<u8> = (0..100u8).collect();
+        let c = capture(&text[..], Some(10));
+        assert_eq!(c.total, 100);
+        assert!(c.bytes.starts_with(&[0, 1, 2, 3, 4]));
+        assert!(c.bytes.ends_with(&[95, 96, 97, 98, 99]));
+        let marker = String::from_utf8_lossy(&c.bytes[5..c.bytes.len() - 5]).into_owned();
+        assert_eq!(marker, "\n… (90 bytes of output left out) …\n");
+    }
+
+    #[test]
+    fn output_within_the_cap_is_whole() {
+        let c = capture(&b"0123456789"[..], Some(10));
+        assert_eq!(c.bytes, b"0123456789");
+    }
+
+    /// A reader that hands out its bytes a few at a time.
+    struct Dribble<'a>(&'a [u8], usize);
+
+    impl Read for Dribble<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.1.min(self.0.len()).min(buf.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn head_and_tail_are_the_streams_own(
+            data in proptest::collection::vec(proptest::num::u8::ANY, 0..400),
+            cap in 1usize..64,
+            step in 1usize..40,
+        ) {
+            let c = capture(Dribble(&data, step), Some(cap));
+            proptest::prop_assert_eq!(c.total, data.len() as u64);
+            if data.len() <= cap {
+                proptest::prop_assert_eq!(&c.bytes, &data);
+            } else {
+                let half = cap / 2;
+                proptest::prop_assert!(c.bytes.starts_with(&data[..half]));
+                proptest::prop_assert!(c.bytes.ends_with(&data[data.len() - (cap - half)..]));
+            }
+        }
+    }
+}

@@ -1,0 +1,91 @@
+//! Where agent products keep their session logs on disk: Claude Code under its configuration
+//! folder, one folder per project; Codex under its home, one rollout file per thread.
+//!
+//! Every function takes the environment as a lookup, so that a runner that sets variables for
+//! its child (a test's `CLAUDE_CONFIG_DIR`) finds the logs where that child wrote them.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+/// Returns Claude Code's configuration folder: `CLAUDE_CONFIG_DIR`, else `$HOME/.claude`.
+pub fn claude_config_dir(env: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
+    env("CLAUDE_CONFIG_DIR")
+        .map(PathBuf::from)
+        .or_else(|| env("HOME").map(|h| PathBuf::from(h).join(".claude")))
+}
+
+/// Returns the folder Claude Code keeps the sessions of the project in `workdir` under:
+/// `<config>/projects/<slug of the canonical workdir>`.
+pub fn claude_project_dir(config: &Path, workdir: &Path) -> PathBuf {
+    let canonical = workdir
+        .canonicalize()
+        .unwrap_or_else(|_| workdir.to_owned());
+    config
+        .join("projects")
+        .join(claude_project_slug(&canonical))
+}
+
+/// Returns the folder name Claude Code gives a project: its path with every character that is
+/// not an ASCII letter or digit replaced by `-`.
+pub fn claude_project_slug(dir: &Path) -> String {
+    dir.to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
+/// Returns Codex's home: `CODEX_HOME`, else `$HOME/.codex`. Its rollouts live under
+/// `sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl`.
+pub fn codex_home(env: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
+    env("CODEX_HOME")
+        .map(PathBuf::from)
+        .or_else(|| env("HOME").map(|h| PathBuf::from(h).join(".codex")))
+}
+
+/// Returns the folder Codex keeps its rollouts under, in its home.
+pub fn codex_sessions_dir(home: &Path) -> PathBuf {
+    home.join("sessions")
+}
+
+/// Looks a variable up in `overrides` (the last setting wins), else in this process's
+/// environment: the environment a child started with `overrides` sees.
+pub fn env_with(overrides: &[(OsString, OsString)]) -> impl Fn(&str) -> Option<OsString> + '_ {
+    move |key| {
+        overrides
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
+            .or_else(|| std::env::var_os(key))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn project_folders_are_named_like_claude_codes() {
+        assert_eq!(
+            claude_project_slug(Path::new("/home/ada/my.project")),
+            "-home-ada-my-project"
+        );
+    }
+
+    #[test]
+    fn overrides_win_over_the_environment_and_home_is_the_fallback() {
+        let set = [
+            (OsString::from("HOME"), OsString::from("/first")),
+            (OsString::from("HOME"), OsString::from("/home/ada")),
+        ];
+        let env = |k: &str| env_with(&set)(k).filter(|_| k == "HOME");
+        assert_eq!(
+            claude_config_dir(env),
+            Some(PathBuf::from("/home/ada/.claude"))
+        );
+        assert_eq!(
+            codex_home(|k: &str| (k == "CODEX_HOME").then(|| OsString::from("/c"))),
+            Some(PathBuf::from("/c"))
+        );
+    }
+}
