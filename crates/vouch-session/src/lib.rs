@@ -31,16 +31,16 @@
 
 #![deny(missing_docs)]
 
+mod driver;
 mod error;
 mod event;
 mod hash;
-mod lines;
 pub mod locations;
 mod output;
-mod pipeline;
 mod read;
 mod readers;
 mod session;
+mod source;
 mod stats;
 mod tail;
 mod tool;
@@ -49,15 +49,10 @@ pub use error::{Diagnostic, DiagnosticKind, Error};
 pub use event::{Actor, Event, EventKind, Message, Role};
 pub use hash::{FastMap, FastSet, FnvHasher};
 pub use output::{Encoding, INLINE_LIMIT, Output, PREVIEW_LEN, Span};
-pub use read::{ReadOptions, ReadReport, read_from, read_path};
+pub use read::{read_from, read_path};
+pub use readers::tool_kind;
 pub use readers::vouch::{VERSION as VOUCH_FORMAT_VERSION, write_json, write_jsonl};
 pub use session::{Agent, Format, Session, Source, Turn};
+pub use source::{ReadOptions, ReadReport};
 pub use stats::SessionStats;
 pub use tool::{Args, Outcome, ToolCall, ToolKind, ToolResult};
-
-/// Tool-name tables, one per log format (decision G7).
-pub mod tool_names {
-    pub use crate::readers::chat::tool_kind as chat;
-    pub use crate::readers::claude_code::tool_kind as claude_code;
-    pub use crate::readers::codex::tool_kind as codex;
-}

@@ -106,12 +106,12 @@ pub enum Format {
 }
 
 impl Format {
-    /// Every format, in detection order.
+    /// Every format, in the order above.
     pub const ALL: [Format; 4] = [
-        Format::Vouch,
         Format::ClaudeCode,
         Format::Codex,
         Format::Chat,
+        Format::Vouch,
     ];
 
     /// Returns the format's name as the command line spells it.
@@ -121,6 +121,20 @@ impl Format {
             Format::Codex => "codex",
             Format::Chat => "chat",
             Format::Vouch => "vouch",
+        }
+    }
+
+    /// Returns what the format is, in a line (for `--help`).
+    pub fn description(self) -> &'static str {
+        match self {
+            Format::ClaudeCode => {
+                "Claude Code session JSONL, or `claude -p --output-format stream-json` output"
+            }
+            Format::Codex => "Codex CLI rollout JSONL, or `codex exec --json` output",
+            Format::Chat => {
+                "OpenAI-style chat messages: a JSON array, `{\"messages\": [...]}`, or JSONL"
+            }
+            Format::Vouch => "vouch's own JSONL",
         }
     }
 

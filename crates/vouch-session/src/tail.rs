@@ -7,28 +7,29 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use crate::error::Error;
-use crate::read::Start;
-use crate::readers::{chat, claude_code, codex};
-use crate::session::Format;
+use crate::source::Start;
 
 /// Bytes read at a time while scanning back.
 const BLOCK: u64 = 256 << 10;
 
+/// How a line-oriented format's turns are found from the end of a file.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Turns {
+    /// Returns true when a line starts a turn (a user's message).
+    pub(crate) starts_turn: fn(&str) -> bool,
+    /// Returns true when a file that starts with these bytes is one JSON document, which
+    /// cannot be read from the middle.
+    pub(crate) is_document: fn(&[u8]) -> bool,
+}
+
 /// Returns where the last `turns` turns of the log in `file` start, or `None` when the whole
-/// file must be read: the format cannot be read from the middle (vouch JSONL, chat documents),
-/// or the file holds fewer turns.
+/// file must be read: the file is one JSON document, or it holds fewer turns.
 pub(crate) fn tail_start(
     file: &mut File,
     path: &Path,
-    format: Format,
+    format: Turns,
     turns: usize,
 ) -> Result<Option<Start>, Error> {
-    let starts_turn: fn(&str) -> bool = match format {
-        Format::ClaudeCode => claude_code::starts_turn,
-        Format::Codex => codex::starts_turn,
-        Format::Chat => chat::starts_turn,
-        Format::Vouch => return Ok(None),
-    };
     if turns == 0 {
         return Ok(None);
     }
@@ -39,9 +40,7 @@ pub(crate) fn tail_start(
         .take(64 << 10)
         .read_to_end(&mut head)
         .map_err(io)?;
-    let first = head.iter().find(|b| !b.is_ascii_whitespace());
-    if first == Some(&b'[') || (first == Some(&b'{') && chat::is_wrapped(&head)) {
-        // One JSON document: it cannot be read from the middle.
+    if (format.is_document)(&head) {
         return Ok(None);
     }
     let len = file.seek(SeekFrom::End(0)).map_err(io)?;
@@ -72,7 +71,7 @@ pub(crate) fn tail_start(
                 .map_or(whole_from, |i| whole_from + i + 1);
             let line = &chunk[line_start..end];
             if let Ok(text) = std::str::from_utf8(line)
-                && starts_turn(text.trim_end())
+                && (format.starts_turn)(text.trim_end())
             {
                 found += 1;
                 if found == turns {

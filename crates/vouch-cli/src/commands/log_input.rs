@@ -19,8 +19,8 @@ pub(crate) struct LogArgs {
     pub(crate) path: PathBuf,
 
     /// Read the log as this format instead of detecting it from the content
-    #[arg(long, value_enum, value_name = "FORMAT")]
-    pub(crate) log_format: Option<LogFormat>,
+    #[arg(long, value_parser = log_format_parser(), value_name = "FORMAT")]
+    pub(crate) log_format: Option<Format>,
 
     /// Stop at the first bad line instead of reporting and skipping it
     #[arg(long)]
@@ -31,28 +31,14 @@ pub(crate) struct LogArgs {
     pub(crate) no_subagents: bool,
 }
 
-/// A log format, as `--log-format` spells it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum LogFormat {
-    /// Claude Code session JSONL, or `claude -p --output-format stream-json` output
-    ClaudeCode,
-    /// Codex CLI rollout JSONL, or `codex exec --json` output
-    Codex,
-    /// OpenAI-style chat messages: a JSON array, `{"messages": [...]}`, or JSONL
-    Chat,
-    /// vouch's own JSONL
-    Vouch,
-}
-
-impl From<LogFormat> for Format {
-    fn from(f: LogFormat) -> Format {
-        match f {
-            LogFormat::ClaudeCode => Format::ClaudeCode,
-            LogFormat::Codex => Format::Codex,
-            LogFormat::Chat => Format::Chat,
-            LogFormat::Vouch => Format::Vouch,
-        }
-    }
+/// Parses `--log-format`: the name of a format vouch reads, listed with its description from
+/// the formats themselves, so a new format needs nothing here.
+pub(crate) fn log_format_parser() -> impl clap::builder::TypedValueParser<Value = Format> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(
+        Format::ALL.map(|f| PossibleValue::new(f.as_str()).help(f.description())),
+    )
+    .try_map(|name| Format::from_name(&name).ok_or("not a log format vouch reads"))
 }
 
 /// A session read for a command, and the exit code its skipped lines call for.
@@ -67,7 +53,7 @@ pub(crate) struct Loaded {
 /// Reads the log, printing each skipped line to stderr as `path:line: reason`.
 pub(crate) fn load(args: &LogArgs, ui: &mut Ui) -> Result<Loaded, CommandError> {
     let options = ReadOptions {
-        format: args.log_format.map(Format::from),
+        format: args.log_format,
         strict: args.strict,
         no_subagents: args.no_subagents,
         last_turns: None,

@@ -12,20 +12,23 @@ use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
+use crate::driver::{LineError, LineSink, drive};
 use crate::error::{Diagnostic, DiagnosticKind, Error};
 use crate::event::{Actor, Role};
 use crate::output::Encoding;
-use crate::read::{Input, LineError, LineSink, ReadOptions, ReadReport, drive};
+use crate::readers::descriptor::{Descriptor, Match, Sniff};
 use crate::readers::{
     claude_code,
     common::{self, Events},
 };
 use crate::session::{Agent, Format, Session};
+use crate::source::{Input, ReadOptions, ReadReport};
+use crate::tail::Turns;
 use crate::tool::{Args, Outcome, ToolCall, ToolKind, ToolResult};
 
 /// Maps an orchestrator's tool name to its kind (decision G7): Claude Code's names exactly,
 /// then by case-insensitive containment, so `FileSystem-write_file` is a write.
-pub fn tool_kind(name: &str) -> ToolKind {
+pub(crate) fn tool_kind(name: &str) -> ToolKind {
     const BY_CONTAINMENT: &[(&str, ToolKind)] = &[
         ("write_file", ToolKind::WriteFile),
         ("patch_file", ToolKind::PatchFile),
@@ -95,6 +98,34 @@ struct ChatFunction<'a> {
     arguments: Option<&'a RawValue>,
 }
 
+/// The chat-message format.
+pub(crate) const DESCRIPTOR: Descriptor = Descriptor {
+    format: Format::Chat,
+    label: "chat-message",
+    read: |reader, input, options| read(reader, input, options),
+    tool_kind,
+    turns: Some(Turns {
+        starts_turn,
+        is_document: common::is_document,
+    }),
+    sniff: Sniff {
+        document: common::is_document,
+        record: sniff_record,
+        keys: &[("\"role\"", Match::Weak)],
+    },
+};
+
+/// A `{"messages": …}` wrapper is surely chat; any other record with a `role` may be.
+fn sniff_record(record: &serde_json::Map<String, serde_json::Value>) -> Match {
+    if record.contains_key("messages") && record.len() <= 4 {
+        Match::Sure
+    } else if record.contains_key("role") {
+        Match::Weak
+    } else {
+        Match::No
+    }
+}
+
 /// Reads chat messages from a JSON array, a `{"messages": [...]}` object, or JSONL.
 pub(crate) fn read(
     mut reader: impl Read,
@@ -129,7 +160,7 @@ pub(crate) fn read(
                 .take(u64::MAX)
                 .read_to_end(&mut all)
                 .map_err(|e| Error::io(&input.display, e))?;
-            if is_wrapped(&all) {
+            if common::is_wrapped(&all) {
                 read_document(all.as_slice(), input, options, &mut log, true)?
             } else {
                 drive(all.as_slice(), input, options, &mut log)?
@@ -152,34 +183,6 @@ pub(crate) fn read(
         session,
         diagnostics,
     })
-}
-
-/// Returns true when `text` starts an object with a `messages` key at the top, whether or not
-/// the text holds the whole document.
-pub(crate) fn is_wrapped(text: &[u8]) -> bool {
-    struct Finder<'f>(&'f mut bool);
-    impl<'de> Visitor<'de> for Finder<'_> {
-        type Value = ();
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("an object")
-        }
-        fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-            while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-                if key == "messages" {
-                    *self.0 = true;
-                    return Ok(());
-                }
-                map.next_value::<de::IgnoredAny>()?;
-            }
-            Ok(())
-        }
-    }
-    let mut found = false;
-    let mut de = serde_json::Deserializer::from_slice(text);
-    // The text may be cut short, or stop being read at `messages`: the error that follows
-    // says nothing about the key.
-    let _ = de.deserialize_map(Finder(&mut found));
-    found
 }
 
 /// Returns true when `line` (of a JSONL chat log) starts a turn: a user message.

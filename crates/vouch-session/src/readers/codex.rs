@@ -19,17 +19,20 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use crate::driver::{LineError, LineSink, drive};
 use crate::error::Error;
 use crate::event::{Actor, EventKind, Role};
 use crate::output::{Encoding, Output};
-use crate::read::{Input, LineError, LineSink, ReadOptions, ReadReport, drive};
 use crate::readers::common::{self, Events};
+use crate::readers::descriptor::{Descriptor, Match, Sniff};
 use crate::session::{Agent, Format, Session};
+use crate::source::{Input, ReadOptions, ReadReport};
+use crate::tail::Turns;
 use crate::tool::{Args, Outcome, ToolCall, ToolKind, ToolResult};
 
 /// Maps a Codex tool name to its kind (decision G7). MCP tools and names not listed are
 /// [`ToolKind::Other`].
-pub fn tool_kind(name: &str) -> ToolKind {
+pub(crate) fn tool_kind(name: &str) -> ToolKind {
     match name {
         "shell" | "exec_command" | "local_shell" | "local_shell_call" | "container.exec"
         | "shell_command" | "unified_exec" | "command_execution" => ToolKind::Shell,
@@ -40,6 +43,61 @@ pub fn tool_kind(name: &str) -> ToolKind {
         "web_search" | "web_search_call" | "web_fetch" => ToolKind::Web,
         _ => ToolKind::Other,
     }
+}
+
+/// The Codex format.
+pub(crate) const DESCRIPTOR: Descriptor = Descriptor {
+    format: Format::Codex,
+    label: "Codex",
+    read: |reader, input, options| read(reader, input, options),
+    tool_kind,
+    turns: Some(Turns {
+        starts_turn,
+        is_document: common::is_document,
+    }),
+    sniff: Sniff {
+        document: super::descriptor::never_a_document,
+        record: sniff_record,
+        keys: &[("\"payload\"", Match::Sure)],
+    },
+};
+
+/// Record types of Codex rollouts, `codex exec --json` streams, and legacy Codex rollouts whose
+/// lines are bare response items.
+const CODEX_TYPES: &[&str] = &[
+    "session_meta",
+    "response_item",
+    "event_msg",
+    "turn_context",
+    "compacted",
+    "thread.started",
+    "turn.started",
+    "turn.completed",
+    "turn.failed",
+    "item.started",
+    "item.updated",
+    "item.completed",
+    "function_call",
+    "function_call_output",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "local_shell_call",
+    "reasoning",
+];
+
+/// A record of a Codex type, a legacy bare message item, or a legacy rollout's first line
+/// (`{"id", "timestamp", "instructions"}`) is surely Codex.
+fn sniff_record(record: &serde_json::Map<String, serde_json::Value>) -> Match {
+    let has = |key: &str| record.contains_key(key);
+    let kind = record.get("type").and_then(serde_json::Value::as_str);
+    let sure = match kind {
+        Some(kind) => {
+            (CODEX_TYPES.contains(&kind) && (has("payload") || !has("role")))
+                || (kind == "message" && has("role"))
+        }
+        None => has("instructions") && !has("role"),
+    };
+    if sure { Match::Sure } else { Match::No }
 }
 
 /// How deep spawned agents' rollouts are followed.

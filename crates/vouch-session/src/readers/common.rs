@@ -3,12 +3,14 @@
 use std::borrow::Cow;
 
 use jiff::Timestamp;
+use serde::Deserializer as _;
+use serde::de::{self, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::event::{Actor, Event, EventKind, Message};
 use crate::output::{Encoding, Output, span_within};
-use crate::read::Input;
+use crate::source::Input;
 use crate::tool::{Outcome, ToolCall, ToolResult};
 
 /// Events of one session under construction; `seq` is assigned on push.
@@ -146,4 +148,42 @@ pub(crate) fn output(
 /// Returns the text of an optional borrowed string.
 pub(crate) fn text(s: Option<&Cow<'_, str>>) -> String {
     s.map(std::string::ToString::to_string).unwrap_or_default()
+}
+
+/// Returns true when `text` starts an object with a `messages` key at the top, whether or not
+/// the text holds the whole document.
+pub(crate) fn is_wrapped(text: &[u8]) -> bool {
+    struct Finder<'f>(&'f mut bool);
+    impl<'de> Visitor<'de> for Finder<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                if key == "messages" {
+                    *self.0 = true;
+                    return Ok(());
+                }
+                map.next_value::<de::IgnoredAny>()?;
+            }
+            Ok(())
+        }
+    }
+    let mut found = false;
+    let mut de = serde_json::Deserializer::from_slice(text);
+    // The text may be cut short, or stop being read at `messages`: the error that follows
+    // says nothing about the key.
+    let _ = de.deserialize_map(Finder(&mut found));
+    found
+}
+
+/// Returns true when a log that starts with `head` is one JSON document — an array, or an
+/// object with `messages` — rather than one record per line.
+pub(crate) fn is_document(head: &[u8]) -> bool {
+    match head.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'[') => true,
+        Some(b'{') => is_wrapped(head),
+        _ => false,
+    }
 }

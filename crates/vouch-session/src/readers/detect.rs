@@ -1,55 +1,24 @@
-//! Detecting a log's format from the first lines of its content.
+//! Detecting a log's format from the first lines of its content, by asking each format's
+//! descriptor in the registry's order: a whole-document test, then each line against every
+//! format's sure test before any weak one, then the keys of a first line too long to parse.
 
 use std::path::Path;
 
 use crate::error::Error;
+use crate::readers::descriptor::{Descriptor, Match};
+use crate::readers::registry::DESCRIPTORS;
 use crate::session::Format;
+use crate::source::SNIFF_LEN;
 
 /// How many lines of the prefix are looked at before giving up.
 const MAX_LINES: usize = 64;
 
-/// Record types of Codex rollouts, `codex exec --json` streams, and legacy Codex rollouts whose
-/// lines are bare response items.
-const CODEX_TYPES: &[&str] = &[
-    "session_meta",
-    "response_item",
-    "event_msg",
-    "turn_context",
-    "compacted",
-    "thread.started",
-    "turn.started",
-    "turn.completed",
-    "turn.failed",
-    "item.started",
-    "item.updated",
-    "item.completed",
-    "function_call",
-    "function_call_output",
-    "custom_tool_call",
-    "custom_tool_call_output",
-    "local_shell_call",
-    "reasoning",
-];
-
-/// Record types of Claude Code session logs and `stream-json` output.
-const CLAUDE_TYPES: &[&str] = &[
-    "user",
-    "assistant",
-    "system",
-    "progress",
-    "summary",
-    "file-history-snapshot",
-    "queue-operation",
-    "result",
-];
-
 /// Returns the format of a log whose first bytes are `prefix`.
 pub(crate) fn detect(prefix: &[u8], path: &Path) -> Result<Format, Error> {
-    let text = String::from_utf8_lossy(prefix);
-    let first = text.trim_start().chars().next();
-    if first == Some('[') || (first == Some('{') && super::chat::is_wrapped(prefix)) {
-        return Ok(Format::Chat);
+    if let Some(d) = DESCRIPTORS.iter().find(|d| (d.sniff.document)(prefix)) {
+        return Ok(d.format);
     }
+    let text = String::from_utf8_lossy(prefix);
     let mut seen = 0;
     let mut lines = text.lines().peekable();
     while let Some(line) = lines.next() {
@@ -59,7 +28,7 @@ pub(crate) fn detect(prefix: &[u8], path: &Path) -> Result<Format, Error> {
         }
         // The last line of the prefix may be cut short; it is only looked at when the prefix is
         // the whole file.
-        if lines.peek().is_none() && prefix.len() >= crate::read::SNIFF_LEN {
+        if lines.peek().is_none() && prefix.len() >= SNIFF_LEN {
             break;
         }
         seen += 1;
@@ -67,61 +36,49 @@ pub(crate) fn detect(prefix: &[u8], path: &Path) -> Result<Format, Error> {
             break;
         }
         if let Ok(serde_json::Value::Object(record)) = serde_json::from_str(line)
-            && let Some(format) = classify(&record)
+            && let Some(format) = best(|d| (d.sniff.record)(&record))
         {
             return Ok(format);
         }
     }
-    // A first line longer than the prefix: decide by the keys it starts with.
-    if seen == 0 {
-        for (needle, format) in [
-            ("\"vouch\"", Format::Vouch),
-            ("\"payload\"", Format::Codex),
-            ("\"sessionId\"", Format::ClaudeCode),
-            ("\"parentUuid\"", Format::ClaudeCode),
-            ("\"role\"", Format::Chat),
-        ] {
-            if text.contains(needle) {
-                return Ok(format);
-            }
-        }
+    // A first line longer than the prefix: decide by the keys it holds.
+    if seen == 0
+        && let Some(format) = best(|d| {
+            d.sniff
+                .keys
+                .iter()
+                .filter(|(key, _)| text.contains(key))
+                .map(|&(_, m)| m)
+                .max()
+                .unwrap_or(Match::No)
+        })
+    {
+        return Ok(format);
     }
+    let mut labels: Vec<(Format, &str)> = DESCRIPTORS.iter().map(|d| (d.format, d.label)).collect();
+    labels.sort_by_key(|(f, _)| Format::ALL.iter().position(|a| a == f));
+    let labels: Vec<&str> = labels.into_iter().map(|(_, l)| l).collect();
     Err(Error::UnknownFormat {
         path: path.to_owned(),
-        reason: "no line looks like a Claude Code, Codex, chat-message or vouch log".into(),
+        reason: format!("no line looks like {}", any_of(&labels)),
     })
 }
 
-fn classify(record: &serde_json::Map<String, serde_json::Value>) -> Option<Format> {
-    let has = |key: &str| record.contains_key(key);
-    if has("vouch") {
-        return Some(Format::Vouch);
+/// Returns the first format (in registry order) sure of the line, else the first weakly so.
+fn best(test: impl Fn(&Descriptor) -> Match) -> Option<Format> {
+    let answers: Vec<(Format, Match)> = DESCRIPTORS.iter().map(|d| (d.format, test(d))).collect();
+    [Match::Sure, Match::Weak]
+        .into_iter()
+        .find_map(|want| answers.iter().find(|(_, m)| *m == want).map(|(f, _)| *f))
+}
+
+/// Returns `a A, B, C or D log` for the labels given.
+fn any_of(labels: &[&str]) -> String {
+    match labels {
+        [] => "a log".to_owned(),
+        [one] => format!("a {one} log"),
+        [rest @ .., last] => format!("a {} or {last} log", rest.join(", ")),
     }
-    if has("messages") && record.len() <= 4 {
-        return Some(Format::Chat);
-    }
-    let kind = record.get("type").and_then(serde_json::Value::as_str);
-    if let Some(kind) = kind {
-        if CODEX_TYPES.contains(&kind) && (has("payload") || !has("role")) {
-            return Some(Format::Codex);
-        }
-        let claude_keys = has("sessionId") || has("session_id") || has("parentUuid");
-        if CLAUDE_TYPES.contains(&kind) && (claude_keys || has("message")) {
-            return Some(Format::ClaudeCode);
-        }
-        if kind == "message" && has("role") {
-            // A legacy Codex rollout line: a bare response item.
-            return Some(Format::Codex);
-        }
-    }
-    if has("instructions") && kind.is_none() && !has("role") {
-        // The first line of a legacy Codex rollout: `{"id", "timestamp", "instructions"}`.
-        return Some(Format::Codex);
-    }
-    if has("role") {
-        return Some(Format::Chat);
-    }
-    None
 }
 
 #[cfg(test)]

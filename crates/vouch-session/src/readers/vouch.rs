@@ -10,11 +10,13 @@ use std::io::{Read, Write};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
+use crate::driver::{LineError, LineSink, drive};
 use crate::error::Error;
 use crate::event::{Actor, Event, EventKind, Message, Role};
 use crate::output::{Encoding, Output, span_within};
-use crate::read::{Input, LineError, LineSink, ReadOptions, ReadReport, drive};
+use crate::readers::descriptor::{Descriptor, Match, Sniff};
 use crate::session::{Agent, Format, Session};
+use crate::source::{Input, ReadOptions, ReadReport};
 use crate::tool::{Args, Outcome, ToolCall, ToolKind, ToolResult};
 
 /// The format version written in every header line.
@@ -72,6 +74,27 @@ struct EventLine<'a, O, A> {
     #[serde(skip_serializing_if = "Option::is_none")]
     output: Option<O>,
 }
+
+/// vouch's own format.
+pub(crate) const DESCRIPTOR: Descriptor = Descriptor {
+    format: Format::Vouch,
+    label: "vouch",
+    read: |reader, input, options| read(reader, input, options),
+    tool_kind: |_| ToolKind::Other,
+    // Subagents' events follow their header lines: a log is read whole.
+    turns: None,
+    sniff: Sniff {
+        document: super::descriptor::never_a_document,
+        record: |record| {
+            if record.contains_key("vouch") {
+                Match::Sure
+            } else {
+                Match::No
+            }
+        },
+        keys: &[("\"vouch\"", Match::Sure)],
+    },
+};
 
 /// Reads a vouch JSONL log.
 pub(crate) fn read(

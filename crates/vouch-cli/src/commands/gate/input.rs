@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 use vouch_session::{Format, ReadOptions};
 
-use crate::commands::log_input::LogFormat;
+use crate::commands::log_input::log_format_parser;
 
 /// What a gate decides on.
 #[derive(Debug, Args)]
@@ -29,8 +29,8 @@ pub(crate) struct GateInput {
     pub(crate) workdir: PathBuf,
 
     /// Read the log as this format instead of detecting it
-    #[arg(long, value_enum, value_name = "FORMAT")]
-    pub(crate) log_format: Option<LogFormat>,
+    #[arg(long, value_parser = log_format_parser(), value_name = "FORMAT")]
+    pub(crate) log_format: Option<Format>,
 }
 
 impl GateInput {
@@ -38,7 +38,7 @@ impl GateInput {
     /// turns when given.
     pub(crate) fn read_options(&self, last_turns: Option<usize>) -> ReadOptions {
         ReadOptions {
-            format: self.log_format.map(Format::from),
+            format: self.log_format,
             last_turns,
             ..ReadOptions::default()
         }
