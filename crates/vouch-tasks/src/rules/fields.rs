@@ -13,6 +13,7 @@ use crate::issue::{Issue, code};
 use crate::model::{OriginType, ScheduleType, SchemaType, Status};
 use crate::rules::ids::IdKey;
 use crate::rules::inputs::SchemaCache;
+use crate::rules::raw::{json, json_of};
 use crate::rules::schedule;
 use crate::timestamp::{self, Timestamp};
 
@@ -314,15 +315,6 @@ pub(crate) fn check<'a>(
 /// Returns `raw` unless it is absent or `null`.
 pub(crate) fn present(raw: Option<&RawValue>) -> Option<&RawValue> {
     raw.filter(|r| r.get() != "null")
-}
-
-/// Returns the JSON value of `raw`.
-pub(crate) fn json(raw: &RawValue) -> Value {
-    serde_json::from_str(raw.get()).unwrap_or(Value::Null)
-}
-
-fn json_of(raw: Option<&RawValue>) -> Value {
-    raw.map_or(Value::Null, json)
 }
 
 /// The format of a UUID v4, for messages.

@@ -10,7 +10,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::issue::{Issue, code};
-use crate::rules::fields::json;
+use crate::rules::raw::json;
 
 /// Compiled input schemas, by their text.
 #[derive(Default)]

@@ -5,6 +5,7 @@ mod fields;
 mod graph;
 mod ids;
 mod inputs;
+mod raw;
 mod schedule;
 
 use crate::document::{Document, RawTask};
