@@ -13,11 +13,12 @@
 //! ```
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use serde_saphyr::Spanned;
 use vouch_gate::ConfigErrors;
 use vouch_gate::yaml::{Location, Map, Node, Reader, parse_yaml};
+use vouch_judge::registry::BUILT_IN;
+use vouch_judge::{GraderConfig, GraderKind, GradingConfig};
 use vouch_llm::Structured;
 
 use crate::spec::duration;
@@ -63,98 +64,6 @@ pub(crate) const CONFIG_NAMES: &[&str] = &[
     "default.aptitude.yaml",
 ];
 
-/// What kind of grader.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GraderKind {
-    /// An OpenAI-compatible chat-completions server.
-    OpenAi,
-    /// Anthropic's Messages API.
-    Anthropic,
-    /// `claude -p`.
-    Claude,
-    /// `codex exec`.
-    Codex,
-    /// Replies from a file.
-    Scripted,
-}
-
-impl GraderKind {
-    const NAMES: &'static [&'static str] = &["openai", "anthropic", "claude", "codex", "scripted"];
-
-    fn from_name(name: &str) -> Option<GraderKind> {
-        match name {
-            "openai" => Some(GraderKind::OpenAi),
-            "anthropic" => Some(GraderKind::Anthropic),
-            "claude" => Some(GraderKind::Claude),
-            "codex" => Some(GraderKind::Codex),
-            "scripted" => Some(GraderKind::Scripted),
-            _ => None,
-        }
-    }
-}
-
-/// One entry of `graders:`.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct GraderConfig {
-    /// Its name (the key), which a review's `agent:` names.
-    pub name: String,
-    /// `kind`.
-    pub kind: GraderKind,
-    /// `model`.
-    pub model: Option<String>,
-    /// `base_url` (HTTP kinds).
-    pub base_url: Option<String>,
-    /// `api_key_env`: the environment variable holding the key (HTTP kinds; default
-    /// `OPENAI_API_KEY` or `ANTHROPIC_API_KEY`).
-    pub api_key_env: Option<String>,
-    /// `timeout` of one attempt.
-    pub timeout: Option<Duration>,
-    /// `retries` of a transient failure.
-    pub retries: Option<u32>,
-    /// `concurrency`: requests at once to this provider.
-    pub concurrency: Option<usize>,
-    /// `structured_output` (openai): `auto`, `json_schema`, `json_object` or `off`.
-    pub structured: Structured,
-    /// `file` (scripted), absolute.
-    pub file: Option<PathBuf>,
-    /// `program` (claude, codex): the executable, instead of the one on `PATH`.
-    pub program: Option<PathBuf>,
-}
-
-impl GraderConfig {
-    /// A grader of `kind` named `name`, with every option at its default.
-    pub fn new(name: &str, kind: GraderKind) -> GraderConfig {
-        GraderConfig {
-            name: name.to_owned(),
-            kind,
-            model: None,
-            base_url: None,
-            api_key_env: None,
-            timeout: None,
-            retries: None,
-            concurrency: None,
-            structured: Structured::Auto,
-            file: None,
-            program: None,
-        }
-    }
-}
-
-/// The grading sections.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct GradingConfig {
-    /// `graders:`, in the file's order.
-    pub graders: Vec<GraderConfig>,
-    /// `default_grader:`.
-    pub default_grader: Option<String>,
-    /// `cache.path`, absolute (default `.vouch/cache.db` beside `vouch.yaml`).
-    pub cache_path: PathBuf,
-    /// `cache.enabled` (default true).
-    pub cache_enabled: bool,
-}
-
 /// A project's configuration.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -176,24 +85,41 @@ impl ProjectConfig {
             path: None,
             dir: dir.to_owned(),
             tests: TestConfig::default(),
-            grading: GradingConfig {
-                graders: Vec::new(),
-                default_grader: None,
-                cache_path: dir.join(".vouch").join("cache.db"),
-                cache_enabled: true,
-            },
+            grading: GradingConfig::defaults(dir),
         }
     }
 }
 
-/// Finds the configuration: `explicit` when given; else `vouch.yaml` in the current folder;
-/// else the nearest `vouch.yaml` in the folder of the first of `paths` or above it.
+/// The names the project file may have, preferred first.
+pub const CONFIG_FILES: [&str; 2] = [CONFIG_FILE, "vouch.yml"];
+
+/// Returns the project file in `dir` itself (`vouch.yaml`, else `vouch.yml`).
+fn in_dir(dir: &Path) -> Option<PathBuf> {
+    CONFIG_FILES
+        .iter()
+        .map(|name| dir.join(name))
+        .find(|candidate| candidate.is_file())
+}
+
+/// Returns the project file in `dir` or the nearest folder above it: how every command finds
+/// `vouch.yaml` (or `vouch.yml`) when it is not named.
+pub fn find_above(dir: &Path) -> Option<PathBuf> {
+    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_owned());
+    dir.ancestors().find_map(in_dir)
+}
+
+/// Finds the configuration: `explicit` when given; else the project file in the current
+/// folder; else the nearest one in the folder of the first of `paths` or above it.
 pub fn find(explicit: Option<&Path>, paths: &[PathBuf]) -> Option<PathBuf> {
     if let Some(p) = explicit {
         return Some(p.to_owned());
     }
-    if Path::new(CONFIG_FILE).is_file() {
-        return Some(PathBuf::from(CONFIG_FILE));
+    if let Some(here) = CONFIG_FILES
+        .iter()
+        .map(PathBuf::from)
+        .find(|candidate| candidate.is_file())
+    {
+        return Some(here);
     }
     let first = paths.first()?;
     let start = if first.is_dir() {
@@ -201,11 +127,7 @@ pub fn find(explicit: Option<&Path>, paths: &[PathBuf]) -> Option<PathBuf> {
     } else {
         first.parent()?.to_path_buf()
     };
-    let start = start.canonicalize().unwrap_or(start);
-    start
-        .ancestors()
-        .map(|dir| dir.join(CONFIG_FILE))
-        .find(|candidate| candidate.is_file())
+    find_above(&start)
 }
 
 /// Reads the configuration at `path` (the defaults, in the current folder, for `None`).
@@ -301,9 +223,6 @@ fn read(r: &mut Reader, top: &mut Map<'_>, config: &mut ProjectConfig) {
         r.unknown_keys(&m, &["path", "enabled"]);
     }
 }
-
-/// Graders that exist without configuration: the agent CLIs.
-pub const BUILT_IN: &[&str] = &["claude", "codex"];
 
 const GRADER_KEYS: &[&str] = &[
     "kind",

@@ -90,6 +90,15 @@ pub enum CacheError {
         #[source]
         source: std::io::Error,
     },
+    /// The file is not a usable cache, and it cannot be removed either.
+    #[error("{refused}; and it cannot be removed: {source}")]
+    Unremovable {
+        /// Why it is not usable.
+        refused: Box<CacheError>,
+        /// Why it cannot be removed.
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// How long to wait for another process's hold on the cache.
@@ -269,6 +278,49 @@ impl Cache {
         conn.execute_batch("VACUUM").map_err(|e| self.fail(e))?;
         Ok(n)
     }
+
+    /// Empties the cache at `path`: every grading removed, or — when the file is not a cache
+    /// that can be emptied — the file and SQLite's journal files beside it removed, so that
+    /// the next grading makes a new one.
+    pub fn clear_at(path: &Path) -> Result<Cleared, CacheError> {
+        let refused = match Cache::open(path).and_then(|cache| cache.clear()) {
+            Ok(n) => return Ok(Cleared::Emptied(n)),
+            Err(e) => e,
+        };
+        // SQLite's journal files are the database's name plus `-wal` and `-shm`.
+        let beside = |suffix: &str| {
+            let mut name = path.as_os_str().to_owned();
+            name.push(suffix);
+            PathBuf::from(name)
+        };
+        for file in [path.to_owned(), beside("-wal"), beside("-shm")] {
+            match std::fs::remove_file(&file) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => {
+                    return Err(CacheError::Unremovable {
+                        refused: Box::new(refused),
+                        source: e,
+                    });
+                }
+            }
+        }
+        let reason = std::error::Error::source(&refused)
+            .map_or_else(|| refused.to_string(), ToString::to_string);
+        Ok(Cleared::Removed { reason })
+    }
+}
+
+/// What [`Cache::clear_at`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cleared {
+    /// The cache was emptied of this many gradings.
+    Emptied(usize),
+    /// The file was not a usable cache, and was removed.
+    Removed {
+        /// Why it was not usable.
+        reason: String,
+    },
 }
 
 #[cfg(test)]

@@ -22,6 +22,7 @@ use std::path::Path;
 use futures_util::future::join_all;
 use serde::{Deserialize, Serialize};
 
+use crate::error::Error;
 use crate::review::{Graded, Judge, Outcome, ReviewSpec};
 
 /// A verdict a person gave.
@@ -70,21 +71,21 @@ pub struct Cases {
 }
 
 /// Reads a cases file; errors say where.
-pub fn load(path: &Path) -> Result<Cases, String> {
+pub fn load(path: &Path) -> Result<Cases, Error> {
     let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        .map_err(|e| Error::Cases(format!("cannot read {}: {e}", path.display())))?;
     let cases: Cases =
-        serde_saphyr::from_str(&text).map_err(|e| vouch_llm::yaml_error(path, &e))?;
+        serde_saphyr::from_str(&text).map_err(|e| Error::Cases(vouch_llm::yaml_error(path, &e)))?;
     if cases.cases.is_empty() {
-        return Err(format!("{}: no cases", path.display()));
+        return Err(Error::Cases(format!("{}: no cases", path.display())));
     }
     if let Some(t) = cases.threshold
         && !(1..=10).contains(&t)
     {
-        return Err(format!(
+        return Err(Error::Cases(format!(
             "{}: `threshold` is a whole number from 1 to 10, found {t}",
             path.display()
-        ));
+        )));
     }
     Ok(cases)
 }

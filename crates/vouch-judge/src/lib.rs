@@ -10,14 +10,19 @@
 //!   borderline mark when samples straddle the threshold.
 //! - [`Cache`]: SQLite, keyed by prompt version, criteria, output, grader, model and sample.
 //! - [`calibrate`]: a grader and threshold against cases with known verdicts.
+//! - [`registry`]: the graders a project configures, and the judge built from them.
 
 #![deny(missing_docs)]
 
 pub mod cache;
 pub mod calibrate;
+mod error;
 pub mod parse;
 pub mod prompt;
+pub mod registry;
 mod review;
 
-pub use cache::{Cache, CacheError, GraderCount, Stats as CacheStats};
+pub use cache::{Cache, CacheError, Cleared, GraderCount, Stats as CacheStats};
+pub use error::Error;
+pub use registry::{BlockingJudge, GraderConfig, GraderKind, GradingConfig};
 pub use review::{Graded, Judge, Outcome, ReviewSpec, Sample};

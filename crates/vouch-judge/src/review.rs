@@ -336,7 +336,7 @@ impl Judge {
             .complete(&request)
             .await
             .map_err(|e| format!("grading failed: {e}"))?;
-        let grade = parse(&reply.text, &nonce, output)?;
+        let grade = parse(&reply.text, &nonce, output).map_err(|e| e.to_string())?;
         if let Some(cache) = self.cache() {
             let kept = Cached {
                 score: grade.score,

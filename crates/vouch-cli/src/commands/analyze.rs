@@ -4,9 +4,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::commands::test::{
-    Format, execute, grader, pipeline_config, project, report, warn_of_cache,
-};
+use crate::commands::format::Format;
+use crate::commands::project::{grader, pipeline_config, project, warn_of_cache};
+use crate::commands::tests_run::{execute, report};
 use crate::error::CommandError;
 use crate::render::config_errors;
 use crate::ui::Ui;
@@ -54,11 +54,8 @@ pub(crate) struct AnalyzeArgs {
 
 /// Runs `vouch analyze`.
 pub(crate) fn run(args: &AnalyzeArgs, ui: &mut Ui) -> Result<u8, CommandError> {
-    let mut test = vouch_harness::load_test(&args.test).map_err(|e| {
-        let color = ui.err_color;
-        let _ = config_errors::write(&mut ui.err, &e, color);
-        CommandError::reported()
-    })?;
+    let mut test =
+        vouch_harness::load_test(&args.test).map_err(|e| config_errors::report(&e, ui))?;
     for w in &test.warnings {
         ui.warn(format_args!("{}:{}: {w}", test.path.display(), w.location));
     }
@@ -76,7 +73,7 @@ pub(crate) fn run(args: &AnalyzeArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     let pipeline = pipeline_config(project.path.as_deref(), ui)?;
     let grader = grader(&project, args.no_cache, std::slice::from_ref(&test), ui)?;
     let (results, wall) = execute(std::slice::from_ref(&test), 1, false, &pipeline, &grader);
-    warn_of_cache(&grader, ui);
+    warn_of_cache(grader.judge(), ui);
     if let Some(error) = results
         .first()
         .and_then(|t| t.runs.first())

@@ -4,9 +4,10 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use vouch_judge::Cache;
+use vouch_judge::{Cache, Cleared};
 
-use crate::commands::test::project;
+use crate::commands::format::Format;
+use crate::commands::project::project;
 use crate::error::CommandError;
 use crate::exit_codes;
 use crate::ui::{Ui, plural};
@@ -30,7 +31,7 @@ pub(crate) struct CacheArgs {
 
     /// Output format
     #[arg(long, value_enum, default_value = "human")]
-    format: crate::commands::test::Format,
+    format: Format,
 }
 
 /// Runs a `vouch cache` command.
@@ -41,7 +42,7 @@ pub(crate) fn run(command: &CacheCommand, ui: &mut Ui) -> Result<u8, CommandErro
     };
     let project = project(args.config.as_ref(), &[], ui)?;
     let path = project.grading.cache_path.clone();
-    let json = args.format == crate::commands::test::Format::Json;
+    let json = args.format == Format::Json;
     if !path.is_file() {
         if json {
             writeln!(
@@ -58,65 +59,33 @@ pub(crate) fn run(command: &CacheCommand, ui: &mut Ui) -> Result<u8, CommandErro
         }
         return Ok(exit_codes::PASS);
     }
-    let opened = Cache::open(&path);
     if clear {
-        let n = match opened.and_then(|cache| cache.clear()) {
-            Ok(n) => n,
-            Err(e) => {
-                // A file that is not a cache cannot be emptied: it is removed, and the next
-                // grading makes a new one.
-                // SQLite's journal files are the database's name plus `-wal` and `-shm`.
-                let beside = |suffix: &str| {
-                    let mut name = path.clone().into_os_string();
-                    name.push(suffix);
-                    std::path::PathBuf::from(name)
-                };
-                for file in [path.clone(), beside("-wal"), beside("-shm")] {
-                    match std::fs::remove_file(&file) {
-                        Ok(()) => {}
-                        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
-                        Err(err) => {
-                            return Err(CommandError::input(format!(
-                                "{e}; and it cannot be removed: {err}"
-                            )));
-                        }
-                    }
-                }
-                let reason = std::error::Error::source(&e)
-                    .map_or_else(|| e.to_string(), ToString::to_string);
-                if json {
-                    writeln!(
-                        ui.out,
-                        "{}",
-                        serde_json::json!({"path": path, "removed": true, "reason": reason})
-                    )?;
-                } else {
-                    writeln!(
-                        ui.out,
-                        "removed {}: it was not a usable cache ({reason})",
-                        path.display()
-                    )?;
-                }
-                return Ok(exit_codes::PASS);
-            }
-        };
-        if json {
-            writeln!(
+        match Cache::clear_at(&path).map_err(|e| CommandError::input(e.to_string()))? {
+            Cleared::Emptied(n) if json => writeln!(
                 ui.out,
                 "{}",
                 serde_json::json!({"path": path, "cleared": n})
-            )?;
-        } else {
-            writeln!(
+            )?,
+            Cleared::Emptied(n) => writeln!(
                 ui.out,
                 "cleared {} from {}",
                 plural(n, "grading", "gradings"),
                 path.display()
-            )?;
+            )?,
+            Cleared::Removed { reason } if json => writeln!(
+                ui.out,
+                "{}",
+                serde_json::json!({"path": path, "removed": true, "reason": reason})
+            )?,
+            Cleared::Removed { reason } => writeln!(
+                ui.out,
+                "removed {}: it was not a usable cache ({reason})",
+                path.display()
+            )?,
         }
         return Ok(exit_codes::PASS);
     }
-    let stats = opened
+    let stats = Cache::open(&path)
         .and_then(|cache| cache.stats())
         .map_err(|e| CommandError::input(e.to_string()))?;
     if json {

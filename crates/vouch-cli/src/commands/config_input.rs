@@ -10,12 +10,5 @@ use crate::ui::Ui;
 
 /// Loads the gates of the configuration at `path`; every problem is printed to stderr.
 pub(crate) fn load_gates(path: &Path, ui: &mut Ui) -> Result<GateSet, CommandError> {
-    match GateSet::load(path) {
-        Ok(gates) => Ok(gates),
-        Err(errors) => {
-            let color = ui.err_color;
-            let _ = config_errors::write(&mut ui.err, &errors, color);
-            Err(CommandError::reported())
-        }
-    }
+    GateSet::load(path).map_err(|errors| config_errors::report(&errors, ui))
 }

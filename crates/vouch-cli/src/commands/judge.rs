@@ -4,10 +4,11 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use vouch_harness::grading::unknown_grader;
 use vouch_judge::calibrate::{self, Calibration, Expect};
+use vouch_judge::registry::unknown_grader;
 
-use crate::commands::test::{Format, grader, project, warn_of_cache};
+use crate::commands::format::Format;
+use crate::commands::project::{judge, project, warn_of_cache};
 use crate::error::CommandError;
 use crate::exit_codes;
 use crate::ui::Ui;
@@ -63,9 +64,9 @@ pub(crate) struct CalibrateArgs {
 /// Runs a `vouch judge` command.
 pub(crate) fn run(command: &JudgeCommand, ui: &mut Ui) -> Result<u8, CommandError> {
     let JudgeCommand::Calibrate(args) = command;
-    let cases = calibrate::load(&args.cases).map_err(CommandError::input)?;
+    let cases = calibrate::load(&args.cases).map_err(|e| CommandError::input(e.to_string()))?;
     let project = project(args.config.as_ref(), std::slice::from_ref(&args.cases), ui)?;
-    let grader = grader(&project, args.no_cache, &[], ui)?;
+    let grader = judge(&project, args.no_cache)?;
     let name = args
         .grader
         .as_deref()
@@ -80,7 +81,7 @@ pub(crate) fn run(command: &JudgeCommand, ui: &mut Ui) -> Result<u8, CommandErro
         args.grader.as_deref(),
         args.threshold,
     ));
-    warn_of_cache(&grader, ui);
+    warn_of_cache(grader.judge(), ui);
     match args.format {
         Format::Json => {
             serde_json::to_writer_pretty(&mut ui.out, &result).map_err(std::io::Error::from)?;

@@ -4,13 +4,16 @@ mod analyze;
 mod cache;
 mod changes;
 mod config_input;
+mod format;
 mod gate;
 mod hook;
 mod judge;
 mod log_input;
+mod project;
 mod session;
 mod tasks;
 mod test;
+mod tests_run;
 
 use clap::Subcommand;
 

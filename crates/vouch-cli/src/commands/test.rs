@@ -1,19 +1,20 @@
 //! `vouch test`: run agent tests.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
-use std::time::Instant;
 
 use clap::Args;
-use vouch_gate::{ConfigErrors, PipelineConfig};
+use vouch_gate::ConfigErrors;
 use vouch_harness::TestFile;
-use vouch_harness::config::{self, ProjectConfig, TestConfig};
-use vouch_harness::grading::{JudgeGrader, build_judge, unknown_graders};
-use vouch_harness::suite::{self, Progress, RunOptions};
+use vouch_harness::config::TestConfig;
+use vouch_harness::suite;
 
+use crate::commands::format::Format;
+use crate::commands::project::{grader, pipeline_config, project, warn_of_cache};
+use crate::commands::tests_run::{execute, report};
 use crate::error::CommandError;
 use crate::exit_codes;
-use crate::render::{config_errors, tests as render};
+use crate::render::config_errors;
 use crate::ui::Ui;
 
 /// Run agent tests: YAML tests that run a coding agent, or read a session it recorded
@@ -72,15 +73,6 @@ pub(crate) struct TestArgs {
     junit: Option<PathBuf>,
 }
 
-/// What `vouch test`, `analyze`, `judge` and `cache` print.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum Format {
-    /// For people: a line per result, marks and reasons, a summary
-    Human,
-    /// The same as JSON, for programs
-    Json,
-}
-
 fn parse_partition(s: &str) -> Result<(usize, usize), String> {
     let (k, n) = s.split_once('/').ok_or("expected K/N, as 2/4")?;
     let (k, n): (usize, usize) = (
@@ -123,55 +115,6 @@ pub(crate) fn load_tests(
     Ok(tests)
 }
 
-/// Reads the project's configuration (see `vouch test --help` for where it is found).
-pub(crate) fn project(
-    explicit: Option<&PathBuf>,
-    paths: &[PathBuf],
-    ui: &mut Ui,
-) -> Result<ProjectConfig, CommandError> {
-    let path = config::find(explicit.map(PathBuf::as_path), paths);
-    if let Some(p) = explicit
-        && !p.is_file()
-    {
-        return Err(CommandError::input(format!(
-            "cannot read `{}`: no such file",
-            p.display()
-        )));
-    }
-    config::load(path.as_deref()).map_err(|e| {
-        let color = ui.err_color;
-        let _ = config_errors::write(&mut ui.err, &e, color);
-        CommandError::reported()
-    })
-}
-
-/// Builds the grader of `project`'s reviews; a review of `tests` naming a grader that does not
-/// exist stops everything here, before any agent runs.
-pub(crate) fn grader(
-    project: &ProjectConfig,
-    no_cache: bool,
-    tests: &[TestFile],
-    ui: &mut Ui,
-) -> Result<JudgeGrader, CommandError> {
-    let judge = build_judge(&project.grading, no_cache).map_err(CommandError::input)?;
-    let unknown = unknown_graders(tests, &judge);
-    if !unknown.is_empty() {
-        for problem in &unknown {
-            ui.error(problem);
-        }
-        return Err(CommandError::reported());
-    }
-    JudgeGrader::new(judge)
-        .map_err(|e| CommandError::input(format!("cannot start the graders: {e}")))
-}
-
-/// Warns, once, of a problem the grading cache had (gradings were made without it).
-pub(crate) fn warn_of_cache(grader: &JudgeGrader, ui: &mut Ui) {
-    if let Some(problem) = grader.judge().cache_problem() {
-        ui.warn(problem);
-    }
-}
-
 /// Runs `vouch test`.
 pub(crate) fn run(args: &TestArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     let paths = if args.paths.is_empty() {
@@ -205,98 +148,6 @@ pub(crate) fn run(args: &TestArgs, ui: &mut Ui) -> Result<u8, CommandError> {
         &pipeline,
         &grader,
     );
-    warn_of_cache(&grader, ui);
+    warn_of_cache(grader.judge(), ui);
     report(&results.0, results.1, args.format, args.junit.as_ref(), ui)
-}
-
-/// Runs `tests`, with a progress bar on a terminal.
-pub(crate) fn execute(
-    tests: &[TestFile],
-    jobs: usize,
-    human: bool,
-    pipeline: &PipelineConfig,
-    grader: &JudgeGrader,
-) -> (Vec<vouch_harness::TestResult>, std::time::Duration) {
-    let total: u64 = tests
-        .iter()
-        .map(|t| {
-            if t.session.is_some() {
-                1
-            } else {
-                u64::from(t.repeat)
-            }
-        })
-        .sum();
-    let bar = (human && std::io::stderr().is_terminal() && total > 1).then(|| {
-        let bar = indicatif::ProgressBar::new(total);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template("{spinner} {pos}/{len} runs {wide_msg}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        bar
-    });
-    let progress = |event: Progress<'_>| {
-        if let Some(bar) = &bar {
-            match event {
-                Progress::Started { test, .. } => bar.set_message(test.name.clone()),
-                Progress::Finished { .. } => bar.inc(1),
-            }
-        }
-    };
-    let options = RunOptions::new(jobs, pipeline, grader, &progress);
-    let started = Instant::now();
-    let results = suite::run(tests, &options);
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
-    (results, started.elapsed())
-}
-
-/// Returns the gates' configuration: the pipeline sections of `vouch.yaml` (artifact paths, the
-/// test selector), or the defaults when there is no such file.
-pub(crate) fn pipeline_config(
-    path: Option<&std::path::Path>,
-    ui: &mut Ui,
-) -> Result<PipelineConfig, CommandError> {
-    let Some(path) = path.filter(|p| p.is_file()) else {
-        return Ok(PipelineConfig::empty(std::path::Path::new(
-            config::CONFIG_FILE,
-        )));
-    };
-    vouch_gate::load_config(path).map_err(|e| {
-        let color = ui.err_color;
-        let _ = config_errors::write(&mut ui.err, &e, color);
-        CommandError::reported()
-    })
-}
-
-/// Prints the results and returns the exit code.
-pub(crate) fn report(
-    results: &[vouch_harness::TestResult],
-    wall: std::time::Duration,
-    format: Format,
-    junit: Option<&PathBuf>,
-    ui: &mut Ui,
-) -> Result<u8, CommandError> {
-    if let Some(path) = junit {
-        let xml = vouch_harness::junit::to_junit(results)
-            .map_err(|e| CommandError::input(format!("could not write JUnit XML: {e}")))?;
-        std::fs::write(path, xml)
-            .map_err(|e| CommandError::input(format!("cannot write `{}`: {e}", path.display())))?;
-    }
-    match format {
-        Format::Json => {
-            serde_json::to_writer_pretty(&mut ui.out, results).map_err(std::io::Error::from)?;
-            writeln!(ui.out)?;
-        }
-        Format::Human => {
-            let (mut out, styles) = ui.human();
-            render::write(&mut out, styles, results, wall)?;
-        }
-    }
-    Ok(if results.iter().all(|t| t.passed) {
-        exit_codes::PASS
-    } else {
-        exit_codes::CHECK_FAILED
-    })
 }

@@ -1,6 +1,8 @@
 //! Configuration errors shown the way a compiler shows them: each at its place in the file,
 //! with the line and a mark under the key.
 
+use crate::error::CommandError;
+use crate::ui::Ui;
 use std::io::{self, Write};
 
 use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, NamedSource, SourceSpan};
@@ -74,4 +76,12 @@ fn shown(errors: &ConfigErrors, e: &ConfigError) -> Shown {
         },
         help: e.hint.clone(),
     }
+}
+
+/// Prints every problem of `errors` to standard error, in colour when it is a terminal, and
+/// returns the error that ends the command (its problems already shown).
+pub(crate) fn report(errors: &ConfigErrors, ui: &mut Ui) -> CommandError {
+    let color = ui.err_color;
+    let _ = write(&mut ui.err, errors, color);
+    CommandError::reported()
 }

@@ -7,6 +7,7 @@ use clap::Args;
 use vouch_evidence::{NewCommand, NewTurn};
 
 use crate::commands::config_input::load_gates;
+use crate::commands::format::Format;
 use crate::error::CommandError;
 use crate::exit_codes;
 use crate::ui::{Ui, plural};
@@ -98,16 +99,7 @@ pub(crate) struct RecordArgs {
 
     /// Print what was recorded as JSON
     #[arg(long, value_enum, default_value = "human")]
-    format: RecordFormat,
-}
-
-/// What `vouch changes record` prints.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum RecordFormat {
-    /// A line on stderr
-    Human,
-    /// `{"path", "session_id", "turn_index", "entries"}` on stdout
-    Json,
+    format: Format,
 }
 
 /// Runs `vouch changes record`.
@@ -174,7 +166,7 @@ pub(crate) fn run(args: &RecordArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     }
     let appended = vouch_evidence::append(&path, &turn)?;
     match args.format {
-        RecordFormat::Human => {
+        Format::Human => {
             let _ = writeln!(
                 ui.err,
                 "recorded turn {} of {} (session {}) in {}: {} written, {}",
@@ -186,7 +178,7 @@ pub(crate) fn run(args: &RecordArgs, ui: &mut Ui) -> Result<u8, CommandError> {
                 plural(turn.commands.len(), "command", "commands"),
             );
         }
-        RecordFormat::Json => {
+        Format::Json => {
             let out = serde_json::json!({
                 "path": path.display().to_string(),
                 "session_id": appended.session_id,

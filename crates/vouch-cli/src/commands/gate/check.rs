@@ -8,6 +8,7 @@ use vouch_evidence::EvidenceView;
 use vouch_gate::{Gate, Verdict};
 
 use crate::commands::config_input::load_gates;
+use crate::commands::format::Format;
 use crate::commands::gate::input::GateInput;
 use crate::commands::log_input::load_with;
 use crate::error::CommandError;
@@ -42,16 +43,7 @@ pub(crate) struct CheckArgs {
 
     /// Output format
     #[arg(long, value_enum, default_value = "human")]
-    format: CheckFormat,
-}
-
-/// What `vouch gate check` prints.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum CheckFormat {
-    /// `pass`, or the message
-    Human,
-    /// `{"verdict", "route", "validator", "message"}`
-    Json,
+    format: Format,
 }
 
 /// The JSON output.
@@ -115,7 +107,7 @@ pub(crate) fn run(args: &CheckArgs, ui: &mut Ui) -> Result<u8, CommandError> {
         ),
     };
     match args.format {
-        CheckFormat::Human => {
+        Format::Human => {
             let out = &mut ui.out;
             match message {
                 None => writeln!(out, "pass")?,
@@ -125,7 +117,7 @@ pub(crate) fn run(args: &CheckArgs, ui: &mut Ui) -> Result<u8, CommandError> {
                 ui.warn(format_args!("blocked by {v}"));
             }
         }
-        CheckFormat::Json => {
+        Format::Json => {
             let outcome = Outcome {
                 verdict: if verdict.is_pass() { "pass" } else { "block" },
                 route,

@@ -7,6 +7,7 @@ use clap::Args;
 use serde::Serialize;
 use vouch_gate::ConfigErrors;
 
+use crate::commands::format::Format;
 use crate::error::CommandError;
 use crate::exit_codes;
 use crate::render::config_errors;
@@ -32,16 +33,7 @@ pub(crate) struct LintArgs {
 
     /// Output format
     #[arg(long, value_enum, default_value = "human")]
-    format: LintFormat,
-}
-
-/// What `vouch gate lint` prints.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum LintFormat {
-    /// Each problem at its place in the file
-    Human,
-    /// A JSON array, one object per file
-    Json,
+    format: Format,
 }
 
 #[derive(Serialize)]
@@ -69,7 +61,7 @@ pub(crate) fn run(args: &LintArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     }
     let problems = reports.iter().any(|r| !r.errors.is_empty());
     match args.format {
-        LintFormat::Json => {
+        Format::Json => {
             let files: Vec<FileOutput<'_>> = reports
                 .iter()
                 .map(|r| FileOutput {
@@ -90,7 +82,7 @@ pub(crate) fn run(args: &LintArgs, ui: &mut Ui) -> Result<u8, CommandError> {
             serde_json::to_writer_pretty(&mut ui.out, &files).map_err(std::io::Error::from)?;
             writeln!(ui.out)?;
         }
-        LintFormat::Human => {
+        Format::Human => {
             let color = ui.out_color();
             for report in &reports {
                 if report.errors.is_empty() {

@@ -9,6 +9,7 @@ use serde::Serialize;
 use vouch_gate::{Decision, History, Routed, Router, RouterState};
 
 use crate::commands::config_input::load_gates;
+use crate::commands::format::Format;
 use crate::commands::gate::input::GateInput;
 use crate::commands::log_input::load_with;
 use crate::error::CommandError;
@@ -45,16 +46,7 @@ pub(crate) struct RouteArgs {
 
     /// Output format
     #[arg(long, value_enum, default_value = "human")]
-    format: RouteFormat,
-}
-
-/// What `vouch gate route` prints.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum RouteFormat {
-    /// A line per decision; for a correction, exactly the message to inject
-    Human,
-    /// The decision as a JSON object
-    Json,
+    format: Format,
 }
 
 /// The JSON output: the decision's fields, and what it was taken on.
@@ -115,8 +107,8 @@ fn decide(router: &Router, history: &History<'_>, path: &Path) -> Result<Routed,
     })?
 }
 
-fn print(format: RouteFormat, routed: &Routed, ui: &mut Ui) -> Result<(), CommandError> {
-    if format == RouteFormat::Json {
+fn print(format: Format, routed: &Routed, ui: &mut Ui) -> Result<(), CommandError> {
+    if format == Format::Json {
         let output = Output {
             decision: &routed.decision,
             replied: routed.agent.as_deref(),

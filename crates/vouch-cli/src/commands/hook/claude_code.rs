@@ -43,7 +43,11 @@ pub(crate) fn run(args: &ClaudeCodeArgs, ui: &mut Ui) -> Result<u8, CommandError
         ))
     })?;
     let start = input.cwd.clone().unwrap_or_else(|| PathBuf::from("."));
-    let Some(config_path) = args.config.clone().or_else(|| find_config(&start)) else {
+    let Some(config_path) = args
+        .config
+        .clone()
+        .or_else(|| vouch_harness::config::find_above(&start))
+    else {
         tracing::debug!(cwd = %start.display(), "no vouch.yaml: nothing to gate");
         return Ok(exit_codes::PASS);
     };
@@ -112,12 +116,4 @@ pub(crate) fn run(args: &ClaudeCodeArgs, ui: &mut Ui) -> Result<u8, CommandError
         }
     }
     Ok(exit_codes::PASS)
-}
-
-/// Returns `vouch.yaml` (or `vouch.yml`) in `dir` or the nearest folder above it.
-fn find_config(dir: &Path) -> Option<PathBuf> {
-    let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_owned());
-    dir.ancestors()
-        .flat_map(|d| [d.join("vouch.yaml"), d.join("vouch.yml")])
-        .find(|p| p.is_file())
 }

@@ -3,6 +3,7 @@
 use clap::Args;
 use vouch_session::SessionStats;
 
+use crate::commands::format::Format;
 use crate::commands::log_input::{LogArgs, load};
 use crate::error::CommandError;
 use crate::render::stats;
@@ -22,16 +23,7 @@ pub(crate) struct StatsArgs {
 
     /// Output format
     #[arg(long, value_enum, default_value = "human")]
-    format: StatsFormat,
-}
-
-/// What `vouch session stats` prints.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum StatsFormat {
-    /// A report for people
-    Human,
-    /// JSON
-    Json,
+    format: Format,
 }
 
 /// Runs `vouch session stats`.
@@ -39,11 +31,11 @@ pub(crate) fn run(args: &StatsArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     let loaded = load(&args.log, ui)?;
     let counts = SessionStats::of(&loaded.session);
     match args.format {
-        StatsFormat::Human => {
+        Format::Human => {
             let (mut out, styles) = ui.human();
             stats::write(&mut out, &counts, styles)?;
         }
-        StatsFormat::Json => {
+        Format::Json => {
             serde_json::to_writer_pretty(&mut ui.out, &counts).map_err(std::io::Error::from)?;
             ui.out.write_all(b"\n")?;
         }

@@ -6,14 +6,7 @@ use std::path::Path;
 
 use crate::error::CommandError;
 
-/// The output format of a `vouch tasks` command.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum Format {
-    /// For people
-    Human,
-    /// JSON, as the command's help describes
-    Json,
-}
+pub(crate) use crate::commands::format::Format;
 
 /// Reads the document at `path`; `-` reads standard input.
 pub(crate) fn read(path: &Path) -> Result<String, CommandError> {
