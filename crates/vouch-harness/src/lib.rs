@@ -12,6 +12,7 @@
 #![deny(missing_docs)]
 
 pub mod config;
+mod error;
 pub mod evaluate;
 pub mod fluent;
 pub mod grading;
@@ -20,6 +21,7 @@ pub mod runner;
 pub mod spec;
 pub mod suite;
 
+pub use error::Error;
 pub use evaluate::{Grader, Grading, NoGrader, Review, Row};
 pub use fluent::{Session, contains, exact, expect, glob, regex, search};
 pub use spec::{TestFile, load as load_test};

@@ -12,18 +12,25 @@ use vouch_gate::PipelineConfig;
 use vouch_gate::yaml::{Node, parse_yaml};
 
 use crate::config::{CONFIG_NAMES, TestConfig};
+use crate::error::Error;
 
 use crate::evaluate::{Grader, Row, evaluate};
 use crate::runner::{AgentRun, AgentRunner, runner_for};
 use crate::spec::{AgentKind, Setup, TestFile};
 
 /// Finds the test files under `paths` (files are taken as they are), sorted, each once.
-pub fn discover(paths: &[PathBuf], config: &TestConfig) -> Result<Vec<PathBuf>, String> {
+pub fn discover(paths: &[PathBuf], config: &TestConfig) -> Result<Vec<PathBuf>, Error> {
     let mut builder = GlobSetBuilder::new();
     for p in &config.patterns {
-        builder.add(Glob::new(p).map_err(|e| format!("invalid test pattern `{p}`: {}", e.kind()))?);
+        builder.add(Glob::new(p).map_err(|e| Error::Pattern {
+            pattern: p.clone(),
+            reason: e.kind().to_string(),
+        })?);
     }
-    let set = builder.build().map_err(|e| e.to_string())?;
+    let set = builder.build().map_err(|e| Error::Pattern {
+        pattern: config.patterns.join(", "),
+        reason: e.to_string(),
+    })?;
     let mut found = Vec::new();
     for path in paths {
         if path.is_dir() {
@@ -31,7 +38,7 @@ pub fn discover(paths: &[PathBuf], config: &TestConfig) -> Result<Vec<PathBuf>, 
         } else if path.is_file() {
             found.push(path.clone());
         } else {
-            return Err(format!("`{}` does not exist", path.display()));
+            return Err(Error::NoSuchPath(path.clone()));
         }
     }
     // Found under `.`, a file is named from here: `a.vouch.yaml`, not `./a.vouch.yaml`.
@@ -83,7 +90,7 @@ fn is_test(path: &Path) -> bool {
 }
 
 /// What gives the runner of an agent (default: [`runner_for`], the agents on `PATH`).
-pub type Runners = dyn Fn(&AgentKind) -> Result<Box<dyn AgentRunner>, String> + Sync;
+pub type Runners = dyn Fn(&AgentKind) -> Result<Box<dyn AgentRunner>, Error> + Sync;
 
 /// How a suite runs.
 #[non_exhaustive]
@@ -312,7 +319,7 @@ pub fn run_once(test: &TestFile, run: u32, options: &RunOptions<'_>) -> RunResul
     }
     let runner = match (options.runners)(&test.agent) {
         Ok(runner) => runner,
-        Err(e) => return finish(Vec::new(), AgentRun::failed(e)),
+        Err(e) => return finish(Vec::new(), AgentRun::failed(e.to_string())),
     };
     let dir = match prepare(test) {
         Ok(dir) => dir,

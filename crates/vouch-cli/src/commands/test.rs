@@ -91,7 +91,7 @@ pub(crate) fn load_tests(
     config: &TestConfig,
     ui: &mut Ui,
 ) -> Result<Vec<TestFile>, CommandError> {
-    let files = suite::discover(paths, config).map_err(CommandError::input)?;
+    let files = suite::discover(paths, config).map_err(|e| CommandError::input(e.to_string()))?;
     let mut tests = Vec::new();
     let mut failed: Vec<ConfigErrors> = Vec::new();
     for file in files {

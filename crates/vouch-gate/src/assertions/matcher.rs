@@ -3,6 +3,7 @@
 //! a regex when it starts with `^` or ends with `$`, a glob when it holds `*`, `?`, `[` or `{`,
 //! otherwise exact.
 
+use crate::assertions::error::PatternError;
 use std::fmt;
 
 use globset::{Glob, GlobMatcher};
@@ -57,9 +58,9 @@ pub fn shape(s: &str) -> Shape {
 
 impl Matcher {
     /// Compiles a glob.
-    pub fn glob(pattern: &str) -> Result<Matcher, String> {
-        let glob =
-            Glob::new(pattern).map_err(|e| format!("invalid glob `{pattern}`: {}", e.kind()))?;
+    pub fn glob(pattern: &str) -> Result<Matcher, PatternError> {
+        let glob = Glob::new(pattern)
+            .map_err(|e| PatternError::new(format!("invalid glob `{pattern}`: {}", e.kind())))?;
         Ok(Matcher::Glob {
             pattern: pattern.to_owned(),
             glob: glob.compile_matcher(),
@@ -67,7 +68,7 @@ impl Matcher {
     }
 
     /// Compiles a regular expression; `anchored` makes it match the whole value.
-    pub fn regex(pattern: &str, anchored: bool) -> Result<Matcher, String> {
+    pub fn regex(pattern: &str, anchored: bool) -> Result<Matcher, PatternError> {
         let source = if anchored {
             format!("^(?:{pattern})$")
         } else {
@@ -77,7 +78,7 @@ impl Matcher {
             let detail = e.to_string();
             let last = detail.lines().last().unwrap_or("").trim();
             let last = last.strip_prefix("error: ").unwrap_or(last);
-            format!("invalid regex `{pattern}`: {last}")
+            PatternError::new(format!("invalid regex `{pattern}`: {last}"))
         })?;
         Ok(Matcher::Regex {
             pattern: pattern.to_owned(),
@@ -88,7 +89,7 @@ impl Matcher {
 
     /// Reads a bare string by its shape. A regex written with its own `^` or `$` is used as
     /// written (unanchored where it has no anchor).
-    pub fn bare(s: &str) -> Result<Matcher, String> {
+    pub fn bare(s: &str) -> Result<Matcher, PatternError> {
         match shape(s) {
             Shape::Regex => Matcher::regex(s, false),
             Shape::Glob => Matcher::glob(s),

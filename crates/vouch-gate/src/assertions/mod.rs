@@ -3,6 +3,7 @@
 //! same way.
 
 mod call;
+mod error;
 mod matcher;
 mod params;
 mod sequence;
@@ -10,6 +11,7 @@ mod spec;
 mod tool;
 
 pub use call::{CallAssertion, Scope, ToolMatch, show as show_call};
+pub use error::PatternError;
 pub use matcher::{Matcher, Shape, shape};
 pub use params::{Param, Params, script, value as param_value};
 pub use sequence::SequenceAssertion;

@@ -73,7 +73,9 @@ impl Reader {
                 "exact" => Ok(Matcher::Exact(text)),
                 _ => Ok(Matcher::Contains(text)),
             };
-            return built.map_err(|e| self.error(at, path, e, None)).ok();
+            return built
+                .map_err(|e| self.error(at, path, e.to_string(), None))
+                .ok();
         }
         let text = self.string(node, path)?;
         if shape(&text) == Shape::Glob && looks_like_regex(&text) {
@@ -87,7 +89,7 @@ impl Reader {
             );
         }
         Matcher::bare(&text)
-            .map_err(|e| self.error(location, path, e, None))
+            .map_err(|e| self.error(location, path, e.to_string(), None))
             .ok()
     }
 
@@ -125,7 +127,7 @@ impl Reader {
     pub fn tool_name(&mut self, node: &Spanned<Node>, path: &str) -> Option<ToolName> {
         let text = self.string(node, path)?;
         ToolName::new(&text)
-            .map_err(|e| self.error(Location::of(node), path, e, None))
+            .map_err(|e| self.error(Location::of(node), path, e.to_string(), None))
             .ok()
     }
 

@@ -3,6 +3,7 @@
 //! orchestrator's `shell_run`. Names vouch does not know (MCP tools, custom tools) match
 //! themselves only.
 
+use crate::assertions::error::PatternError;
 use vouch_evidence::{Call, CallIndex};
 use vouch_session::{ToolCall, ToolKind};
 
@@ -81,10 +82,10 @@ pub struct ToolName {
 
 impl ToolName {
     /// Reads a tool name; empty names are refused.
-    pub fn new(written: &str) -> Result<ToolName, String> {
+    pub fn new(written: &str) -> Result<ToolName, PatternError> {
         let written = written.trim();
         if written.is_empty() {
-            return Err("a tool name is empty".to_owned());
+            return Err(PatternError::new("a tool name is empty"));
         }
         Ok(ToolName {
             written: written.to_owned(),

@@ -14,6 +14,7 @@ use vouch_session::ReadReport;
 pub use claude::ClaudeCode;
 pub use codex::Codex;
 
+use crate::error::Error;
 use crate::spec::{AgentKind, TestFile};
 
 /// What became of one run of an agent.
@@ -59,21 +60,23 @@ pub trait AgentRunner: Send + Sync {
 }
 
 /// Returns the runner of `agent`, or why there is none.
-pub fn runner_for(agent: &AgentKind) -> Result<Box<dyn AgentRunner>, String> {
+pub fn runner_for(agent: &AgentKind) -> Result<Box<dyn AgentRunner>, Error> {
     match agent {
         AgentKind::ClaudeCode => {
-            let program = vouch_process::find_on_process_path("claude")
-                .ok_or("agent `claude` (Claude Code) was not found on PATH")?;
+            let program = vouch_process::find_on_process_path("claude").ok_or_else(|| {
+                Error::NoRunner("agent `claude` (Claude Code) was not found on PATH".into())
+            })?;
             Ok(Box::new(ClaudeCode::new(program)))
         }
         AgentKind::Codex => {
-            let program = vouch_process::find_on_process_path("codex")
-                .ok_or("agent `codex` (Codex CLI) was not found on PATH")?;
+            let program = vouch_process::find_on_process_path("codex").ok_or_else(|| {
+                Error::NoRunner("agent `codex` (Codex CLI) was not found on PATH".into())
+            })?;
             Ok(Box::new(Codex::new(program)))
         }
-        AgentKind::Other(name) => Err(format!(
+        AgentKind::Other(name) => Err(Error::NoRunner(format!(
             "vouch cannot run agent `{name}`; give the test a recorded `session:` to evaluate, or use claude-code or codex"
-        )),
+        ))),
     }
 }
 

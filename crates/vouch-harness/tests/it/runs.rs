@@ -35,7 +35,7 @@ const CHECKS: &str = r#"assertions:
 fn run_suite(tests: &[TestFile], jobs: usize, state: &Path, config_dir: &Path) -> Vec<TestResult> {
     let state = state.to_owned();
     let config_dir = config_dir.to_owned();
-    let runners = move |agent: &AgentKind| -> Result<Box<dyn AgentRunner>, String> {
+    let runners = move |agent: &AgentKind| -> Result<Box<dyn AgentRunner>, vouch_harness::Error> {
         match agent {
             AgentKind::ClaudeCode => Ok(Box::new(
                 ClaudeCode::new(fake("claude"))
@@ -43,7 +43,9 @@ fn run_suite(tests: &[TestFile], jobs: usize, state: &Path, config_dir: &Path) -
                     .env("CLAUDE_CONFIG_DIR", &config_dir),
             )),
             AgentKind::Codex => Ok(Box::new(Codex::new(fake("codex")))),
-            AgentKind::Other(name) => Err(format!("no agent {name}")),
+            AgentKind::Other(name) => {
+                Err(vouch_harness::Error::NoRunner(format!("no agent {name}")))
+            }
         }
     };
     let config = PipelineConfig::empty(Path::new("vouch.yaml"));
