@@ -2,8 +2,8 @@
 
 use std::fmt::Write as _;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
+use rayon::prelude::*;
 use serde::Serialize;
 use vouch_evidence::EvidenceView;
 use vouch_gate::{GateContext, PipelineConfig, Predicate, Verdict, evaluate_gate};
@@ -246,7 +246,10 @@ pub fn evaluate(
             Verdict::Block(b) => Row::fail(description, b.message, line),
         })
     };
-    in_parallel(&test.assertions, &row)
+    test.assertions
+        .par_iter()
+        .map(row)
+        .collect::<Vec<_>>()
         .into_iter()
         .zip(&test.assertions)
         .map(|(row, a)| {
@@ -259,36 +262,4 @@ pub fn evaluate(
             })
         })
         .collect()
-}
-
-/// Maps `items` with `f` on up to one thread per core, keeping their order.
-fn in_parallel<T: Sync, R: Send>(items: &[T], f: &(dyn Fn(&T) -> R + Sync)) -> Vec<R> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZero::get)
-        .min(items.len());
-    if threads <= 1 {
-        return items.iter().map(f).collect();
-    }
-    let next = AtomicUsize::new(0);
-    let mut done: Vec<(usize, R)> = std::thread::scope(|s| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(item) = items.get(i) else { break };
-                        mine.push((i, f(item)));
-                    }
-                    mine
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    });
-    done.sort_by_key(|(i, _)| *i);
-    done.into_iter().map(|(_, r)| r).collect()
 }

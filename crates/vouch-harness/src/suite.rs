@@ -2,18 +2,16 @@
 //! instead of running an agent, runs spread over threads, repeats judged by a pass rate.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
+use rayon::prelude::*;
 use serde::Serialize;
 use vouch_gate::PipelineConfig;
 use vouch_gate::yaml::{Node, parse_yaml};
 
 use crate::config::{CONFIG_NAMES, TestConfig};
 use crate::error::Error;
-
 use crate::evaluate::{Grader, Row, evaluate};
 use crate::runner::{AgentRun, AgentRunner, runner_for};
 use crate::spec::{AgentKind, Setup, TestFile};
@@ -226,30 +224,30 @@ pub fn run(tests: &[TestFile], options: &RunOptions<'_>) -> Vec<TestResult> {
             (1..=runs).map(move |r| (t, r))
         })
         .collect();
-    let results: Mutex<Vec<(usize, RunResult)>> = Mutex::new(Vec::with_capacity(jobs.len()));
-    let next = AtomicUsize::new(0);
     let workers = options.jobs.min(jobs.len()).max(1);
-    std::thread::scope(|s| {
-        for _ in 0..workers {
-            s.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(&(t, r)) = jobs.get(i) else { break };
-                    let test = &tests[t];
-                    (options.progress)(Progress::Started { test, run: r });
-                    let result = run_once(test, r, options);
-                    (options.progress)(Progress::Finished {
-                        test,
-                        result: &result,
-                    });
-                    if let Ok(mut all) = results.lock() {
-                        all.push((t, result));
-                    }
-                }
-            });
+    let one = |&(t, r): &(usize, u32)| {
+        let test = &tests[t];
+        (options.progress)(Progress::Started { test, run: r });
+        let result = run_once(test, r, options);
+        (options.progress)(Progress::Finished {
+            test,
+            result: &result,
+        });
+        (t, result)
+    };
+    // A pool of `-j` threads of its own: runs wait on agents, not on cores. Each run is a
+    // piece of its own, so `workers` runs are under way whenever that many are left.
+    let mut all: Vec<(usize, RunResult)> = match rayon::ThreadPoolBuilder::new()
+        .num_threads(workers)
+        .thread_name(|i| format!("vouch-run-{i}"))
+        .build()
+    {
+        Ok(pool) => pool.install(|| jobs.par_iter().with_max_len(1).map(one).collect()),
+        Err(e) => {
+            tracing::warn!("running tests one at a time: cannot start {workers} threads: {e}");
+            jobs.iter().map(one).collect()
         }
-    });
-    let mut all = results.into_inner().unwrap_or_default();
+    };
     all.sort_by_key(|(t, r)| (*t, r.run));
     tests
         .iter()

@@ -11,7 +11,6 @@
 
 use std::collections::BTreeMap;
 use std::io::{self, Read};
-use std::sync::Mutex;
 use std::sync::mpsc;
 
 use crate::error::{Diagnostic, DiagnosticKind, Error};
@@ -260,12 +259,10 @@ pub(crate) fn drive_parallel<P: LineParser>(
     let Some(first) = blocks.next_block(Vec::new())? else {
         return diagnostics.finish();
     };
-    let workers = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(8);
+    let workers = rayon::current_num_threads();
     if first.terminated && !blocks.at_end() && workers > 1 {
         tracing::debug!(workers, "parsing blocks in parallel");
-        parallel(first, &mut blocks, parser, workers, &mut |done| {
+        parallel(first, &mut blocks, parser, 2 * workers, &mut |done| {
             apply_block(done, &mut diagnostics)
         })?;
     } else {
@@ -279,67 +276,58 @@ pub(crate) fn drive_parallel<P: LineParser>(
     diagnostics.finish()
 }
 
-/// Parses blocks on `workers` threads while this thread reads and applies.
+/// Parses blocks on the worker pool while this thread reads them and applies what was parsed,
+/// in order, keeping at most `ahead` blocks parsed or in parsing beyond the next to apply.
 fn parallel<P: LineParser>(
     first: Block,
     blocks: &mut BlockReader<'_, impl Read>,
     parser: &P,
-    workers: usize,
+    ahead: usize,
     apply: &mut impl FnMut(Done<P::Item>) -> Result<Vec<u8>, Error>,
 ) -> Result<(), Error> {
-    let (job_tx, job_rx) = mpsc::sync_channel::<Block>(1);
-    let job_rx = Mutex::new(job_rx);
-    let (done_tx, done_rx) = mpsc::channel::<Done<P::Item>>();
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            let done_tx = done_tx.clone();
-            let job_rx = &job_rx;
-            scope.spawn(move || {
-                loop {
-                    // A poisoned lock means another worker panicked; stop taking work.
-                    let job = match job_rx.lock() {
-                        Ok(rx) => rx.recv(),
-                        Err(_) => return,
-                    };
-                    let Ok(block) = job else { return };
-                    if done_tx.send(parse_block(parser, block)).is_err() {
-                        return;
-                    }
-                }
+    // A parse that panicked sends `None`: the read stops with an error instead of waiting.
+    let (done_tx, done_rx) = mpsc::channel::<Option<Done<P::Item>>>();
+    rayon::in_place_scope(|scope| {
+        let spawn = |block: Block| {
+            let tx = done_tx.clone();
+            scope.spawn(move |_| {
+                let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    parse_block(parser, block)
+                }));
+                let _ = tx.send(done.ok());
             });
-        }
-        drop(done_tx);
+        };
         let mut pending: BTreeMap<usize, Done<P::Item>> = BTreeMap::new();
-        let mut next_index = 0;
+        let mut next = 0;
         let mut free: Vec<Vec<u8>> = Vec::new();
-        let mut apply_ready = |pending: &mut BTreeMap<usize, Done<P::Item>>,
-                               free: &mut Vec<Vec<u8>>,
-                               next: &mut usize| {
+        let mut take = |done: Option<Done<P::Item>>,
+                        pending: &mut BTreeMap<usize, Done<P::Item>>,
+                        free: &mut Vec<Vec<u8>>,
+                        next: &mut usize| {
+            let done = done.ok_or_else(worker_gone)?;
+            pending.insert(done.index, done);
             while let Some(done) = pending.remove(next) {
                 free.push(apply(done)?);
                 *next += 1;
             }
             Ok::<(), Error>(())
         };
+        spawn(first);
         let mut sent = 1;
-        let result = (|| {
-            job_tx.send(first).map_err(|_| worker_gone())?;
-            while let Some(block) = blocks.next_block(free.pop().unwrap_or_default())? {
-                job_tx.send(block).map_err(|_| worker_gone())?;
-                sent += 1;
-                while let Ok(done) = done_rx.try_recv() {
-                    pending.insert(done.index, done);
-                }
-                apply_ready(&mut pending, &mut free, &mut next_index)?;
+        while let Some(block) = blocks.next_block(free.pop().unwrap_or_default())? {
+            spawn(block);
+            sent += 1;
+            while let Ok(done) = done_rx.try_recv() {
+                take(done, &mut pending, &mut free, &mut next)?;
             }
-            Ok(())
-        })();
-        drop(job_tx);
-        result?;
-        while next_index < sent {
+            while sent - next > ahead {
+                let done = done_rx.recv().map_err(|_| worker_gone())?;
+                take(done, &mut pending, &mut free, &mut next)?;
+            }
+        }
+        while next < sent {
             let done = done_rx.recv().map_err(|_| worker_gone())?;
-            pending.insert(done.index, done);
-            apply_ready(&mut pending, &mut free, &mut next_index)?;
+            take(done, &mut pending, &mut free, &mut next)?;
         }
         Ok(())
     })

@@ -2,6 +2,7 @@
 //! compare as 128-bit numbers, so `ABC…` and `abc…` name the same task (decision T4 reads
 //! UUIDs case-insensitively); other ids compare as text.
 
+use rayon::prelude::*;
 use std::borrow::Cow;
 use std::collections::HashMap;
 
@@ -143,17 +144,7 @@ pub(crate) fn resolve(ids: &[Option<&IdKey<'_>>], refs: &[&IdKey<'_>]) -> Resolv
     let targets = if refs.len() < 65_536 || threads < 2 {
         refs.iter().map(lookup).collect()
     } else {
-        let chunk = refs.len().div_ceil(threads);
-        std::thread::scope(|s| {
-            let parts: Vec<_> = refs
-                .chunks(chunk)
-                .map(|part| s.spawn(move || part.iter().map(lookup).collect::<Vec<u32>>()))
-                .collect();
-            parts
-                .into_iter()
-                .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-                .collect()
-        })
+        refs.par_iter().map(lookup).collect()
     };
     duplicates.sort_unstable();
     Resolved {

@@ -8,6 +8,8 @@ mod inputs;
 mod raw;
 mod schedule;
 
+use rayon::prelude::*;
+
 use crate::document::{Document, RawTask};
 use crate::issue::{Issue, Severity, ValidationReport};
 
@@ -39,33 +41,23 @@ pub fn validate_text(text: &str) -> Result<(Document<'_>, ValidationReport), cra
         let report = validate(&doc);
         return Ok((doc, report));
     }
-    let (tx, rx) = std::sync::mpsc::channel::<(usize, Vec<RawTask<'_>>)>();
-    let rx = std::sync::Mutex::new(rx);
-    let (doc, parts) = std::thread::scope(|s| {
-        let work = || {
-            let mut cache = inputs::SchemaCache::default();
-            let mut parts = Vec::new();
-            loop {
-                let job = rx
+    // This thread parses; each batch it finishes is checked on the pool meanwhile.
+    let parts = std::sync::Mutex::new(Vec::new());
+    let doc = rayon::in_place_scope(|s| {
+        Document::parse_with(text, &mut |start, batch| {
+            let parts = &parts;
+            s.spawn(move |_| {
+                let part = check_range(start, &batch, &mut inputs::SchemaCache::default());
+                parts
                     .lock()
-                    .map_or(Err(std::sync::mpsc::RecvError), |r| r.recv());
-                let Ok((start, batch)) = job else { break };
-                parts.push((start, check_range(start, &batch, &mut cache)));
-            }
-            parts
-        };
-        let helpers: Vec<_> = (1..threads).map(|_| s.spawn(work)).collect();
-        let doc = Document::parse_with(text, &mut |start, batch| {
-            // A helper that has stopped leaves the batch to this thread, below.
-            let _ = tx.send((start, batch));
-        });
-        drop(tx);
-        let mut parts = work();
-        for h in helpers {
-            parts.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
-        }
-        (doc, parts)
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .push((start, part));
+            });
+        })
     });
+    let parts = parts
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let doc = doc?;
     let checked = if parts.is_empty() && !doc.tasks.is_empty() {
         check_tasks(&doc)
@@ -133,20 +125,12 @@ fn check_tasks<'a>(doc: &Document<'a>) -> Checked<'a> {
         return check_range(0, &doc.tasks, &mut inputs::SchemaCache::default());
     }
     let chunk = n.div_ceil(threads);
-    let parts: Vec<Checked<'a>> = std::thread::scope(|s| {
-        let handles: Vec<_> = doc
-            .tasks
-            .chunks(chunk)
-            .enumerate()
-            .map(|(t, tasks)| {
-                s.spawn(move || check_range(t * chunk, tasks, &mut inputs::SchemaCache::default()))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    });
+    let parts: Vec<Checked<'a>> = doc
+        .tasks
+        .par_chunks(chunk)
+        .enumerate()
+        .map(|(t, tasks)| check_range(t * chunk, tasks, &mut inputs::SchemaCache::default()))
+        .collect();
     merge(parts, n)
 }
 
