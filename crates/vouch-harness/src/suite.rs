@@ -92,7 +92,7 @@ pub type Runners = dyn Fn(&AgentKind) -> Result<Box<dyn AgentRunner>, Error> + S
 
 /// How a suite runs.
 #[non_exhaustive]
-#[allow(
+#[expect(
     missing_debug_implementations,
     reason = "it holds closures and trait objects"
 )]

@@ -162,7 +162,7 @@ pub fn quote(reply: &str) -> String {
 }
 
 #[cfg(test)]
-#[allow(
+#[expect(
     clippy::float_cmp,
     reason = "scores here are small numbers, exact in binary"
 )]

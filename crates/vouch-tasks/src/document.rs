@@ -14,7 +14,6 @@ macro_rules! fields {
     ($($name:ident),+ $(,)?) => {
         /// The protocol's fields of one task, each as its raw JSON text when present.
         #[derive(Debug, Default, Clone, Copy)]
-        #[allow(missing_docs, reason = "one per protocol field")]
         pub(crate) struct Fields<'a> {
             $(pub(crate) $name: Option<&'a RawValue>,)+
             /// `task` and `children`, for a tree node.

@@ -173,7 +173,7 @@ pub struct Schemas {
 
 /// A task of the protocol. Timestamps keep their text.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[allow(
+#[expect(
     missing_docs,
     reason = "the fields are the protocol's, documented in docs/tasks.md"
 )]

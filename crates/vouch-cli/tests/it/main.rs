@@ -1,6 +1,6 @@
 //! End-to-end tests of the `vouch` binary: wiring, output and exit codes.
 
-#![allow(clippy::unwrap_used, reason = "tests fail loudly")]
+#![expect(clippy::unwrap_used, reason = "tests fail loudly")]
 
 mod agent_tests;
 mod gate;

@@ -1,5 +1,3 @@
 //! Integration tests of vouch-evidence.
 
-#![allow(clippy::unwrap_used, reason = "tests fail loudly")]
-
 mod concurrency;

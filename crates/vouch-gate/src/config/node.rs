@@ -43,7 +43,7 @@ impl fmt::Display for Location {
 
 /// A YAML value, each part with its place ([`serde_saphyr::Spanned`]).
 #[derive(Debug, Clone)]
-#[allow(missing_docs, reason = "the variants are YAML's kinds")]
+#[expect(missing_docs, reason = "the variants are YAML's kinds")]
 pub enum Node {
     Null,
     Bool(bool),

@@ -1,7 +1,7 @@
 //! Integration tests of vouch-gate: every validator over hand-written sessions and artifacts,
 //! configuration loading, and the stop hook.
 
-#![allow(clippy::unwrap_used, reason = "tests fail loudly")]
+#![expect(clippy::unwrap_used, reason = "tests fail loudly")]
 
 mod config;
 mod contracts;

@@ -1,7 +1,7 @@
 //! Integration tests of agent tests: assertions on hand-written sessions, load errors, and
 //! whole runs of stand-in agents.
 
-#![allow(clippy::unwrap_used, reason = "tests fail loudly")]
+#![expect(clippy::unwrap_used, reason = "tests fail loudly")]
 
 mod assertions;
 mod fail_closed;

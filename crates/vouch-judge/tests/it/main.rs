@@ -1,7 +1,7 @@
 //! The judge against a local stand-in grader: an in-process HTTP server speaking the OpenAI
 //! and Anthropic wire formats, whose replies each test scripts.
 
-#![allow(clippy::unwrap_used, reason = "tests fail loudly")]
+#![expect(clippy::unwrap_used, reason = "tests fail loudly")]
 
 mod cache;
 mod concurrency;

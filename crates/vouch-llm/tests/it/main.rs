@@ -1,7 +1,7 @@
 //! The model clients against local stand-ins: an in-process HTTP server speaking the OpenAI
 //! and Anthropic wire formats, and stand-in `claude` and `codex` executables.
 
-#![allow(clippy::unwrap_used, reason = "tests fail loudly")]
+#![expect(clippy::unwrap_used, reason = "tests fail loudly")]
 
 mod cli;
 mod http;

@@ -1,7 +1,7 @@
 //! Integration tests of vouch-session: every reader on fixtures written for it, bad input,
 //! and the round trip through vouch's own format.
 
-#![allow(clippy::unwrap_used, reason = "tests fail loudly")]
+#![expect(clippy::unwrap_used, reason = "tests fail loudly")]
 
 mod chat;
 mod claude_code;

@@ -1,6 +1,6 @@
 //! Integration tests of vouch-tasks: the conformance suite and properties of validation.
 
-#![allow(clippy::unwrap_used, reason = "tests fail loudly")]
+#![expect(clippy::unwrap_used, reason = "tests fail loudly")]
 
 mod conformance;
 mod properties;
