@@ -282,7 +282,7 @@ fn cap(output: &str) -> &str {
 }
 
 /// Returns the SHA-256 of `bytes` as lowercase hex.
-pub fn sha256_hex(bytes: &[u8]) -> String {
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
     Sha256::digest(bytes)
         .iter()
         .fold(String::with_capacity(64), |mut s, b| {

@@ -33,10 +33,10 @@ mod view;
 pub use brief::{Brief, Criterion, FileRef};
 pub use changelog::{
     Appended, ChangeEntry, ChangeLog, CommandRun, NewCommand, NewTurn, OUTPUT_CAP, append,
-    new_session_id, sha256_hex,
+    new_session_id,
 };
 pub use error::Error;
 pub use review::{Review, ReviewEntry};
-pub use store::{update as update_locked, write_atomically};
+pub use store::update as update_locked;
 pub use test_report::{TestReport, TestResultRow};
 pub use view::{ArtifactPaths, Call, CallIndex, EvidenceView, Unreadable, same_file};

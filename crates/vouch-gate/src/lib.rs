@@ -60,9 +60,9 @@ pub mod yaml {
 pub use alternatives::{Alternatives, CommandPattern};
 pub use config::{
     CommandPatterns, ConfigError, ConfigErrors, Contract as ContractConfig, ContractRef,
-    DEFAULT_ASSERTION_PATTERNS, DeclaredAgent, Hooks, Location, PipelineConfig, PredicateRef,
-    Route, Termination, TerminationKind, TestSelector, Validation, ValidatorRef,
-    load as load_config, parse as parse_config,
+    DeclaredAgent, Hooks, Location, PipelineConfig, PredicateRef, Route, Termination,
+    TerminationKind, TestSelector, Validation, ValidatorRef, load as load_config,
+    parse as parse_config,
 };
 pub use contracts::{
     CommandSucceeded, Contract, FileExists, FilesWritten, PredicateKind, TestReportPredicate,
@@ -70,9 +70,7 @@ pub use contracts::{
 pub use gate::{Gate, GateSet};
 pub use hook::{HookAnswer, HookInput, answer as hook_answer, evaluate_stop};
 pub use lint::lint;
-pub use predicate::{
-    Block, GateContext, Predicate, Verdict, evaluate_all, evaluate_gate, unreadable_session,
-};
+pub use predicate::{Block, GateContext, Predicate, Verdict, evaluate_gate};
 pub use router::{
     Acted, CorrectionKind, Decision, History, RouteError, Routed, Router, RouterState,
 };

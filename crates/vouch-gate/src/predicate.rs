@@ -74,7 +74,7 @@ pub trait Predicate: fmt::Debug + Send + Sync {
 }
 
 /// Evaluates predicates in order; the first block wins (AND semantics).
-pub fn evaluate_all<'p>(
+pub(crate) fn evaluate_all<'p>(
     predicates: impl IntoIterator<Item = &'p dyn Predicate>,
     cx: &GateContext<'_, '_>,
 ) -> Verdict {
@@ -112,7 +112,7 @@ pub fn evaluate_gate<'p>(
 }
 
 /// Returns the block of a gate whose session log could not be read at all (decision G4).
-pub fn unreadable_session(keyword: &str, cause: &dyn std::fmt::Display) -> Verdict {
+pub(crate) fn unreadable_session(keyword: &str, cause: &dyn std::fmt::Display) -> Verdict {
     Verdict::block(
         "vouch",
         format!(

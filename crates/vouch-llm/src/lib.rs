@@ -31,5 +31,5 @@ pub use error::Error;
 pub use http::Transport;
 pub use limit::{DEFAULT_CONCURRENCY, Limits};
 pub use openai::{OpenAiCompatible, Structured};
-pub use retry::{RetryPolicy, retry_after};
+pub use retry::RetryPolicy;
 pub use scripted::{Scripted, ScriptedReply, yaml_error};

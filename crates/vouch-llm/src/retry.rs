@@ -41,7 +41,7 @@ impl RetryPolicy {
 }
 
 /// Reads a `Retry-After` value: seconds, or an HTTP date (how long from `now` until then).
-pub fn retry_after(value: &str, now: jiff::Timestamp) -> Option<Duration> {
+pub(crate) fn retry_after(value: &str, now: jiff::Timestamp) -> Option<Duration> {
     let value = value.trim();
     if let Ok(seconds) = value.parse::<f64>() {
         return (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds));

@@ -34,7 +34,7 @@ impl Default for GateProject {
 }
 
 /// The configuration of the generated project: one route with every validator.
-pub const PIPELINE: &str = r#"Selection:
+pub(crate) const PIPELINE: &str = r#"Selection:
   Type: keyword
   Routes:
     - Keyword: APPROVED

@@ -34,5 +34,5 @@ mod rng;
 mod tasks;
 
 pub use claude::{ClaudeLog, bench_calls, claude_log_file};
-pub use gate::{GateProject, PIPELINE as GATE_PIPELINE};
+pub use gate::GateProject;
 pub use tasks::TaskTree;

@@ -5,7 +5,7 @@ use std::process::{Command, Stdio};
 
 /// Sends `SIGKILL` to every process of the group led by `pid` (the group may already be gone;
 /// that is not an error).
-pub fn kill_group(pid: u32) {
+pub(crate) fn kill_group(pid: u32) {
     // `kill` with a negative id signals the group; std has no killpg and unsafe code is
     // forbidden here, so the system's `kill` does it.
     let _ = Command::new("kill")

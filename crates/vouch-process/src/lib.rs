@@ -27,6 +27,5 @@ mod group;
 mod path;
 mod run;
 
-pub use group::kill_group;
 pub use path::{find_on_path, find_on_process_path, shell_quote};
 pub use run::{Finished, Options, run, shell};

@@ -31,7 +31,7 @@ impl Hasher for FnvHasher {
 pub type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FnvHasher>>;
 
 /// A `HashSet` hashed with [`FnvHasher`].
-pub type FastSet<K> = HashSet<K, BuildHasherDefault<FnvHasher>>;
+pub(crate) type FastSet<K> = HashSet<K, BuildHasherDefault<FnvHasher>>;
 
 /// Returns the FNV-1a hash of `bytes`.
 pub(crate) fn hash(bytes: &[u8]) -> u64 {

@@ -47,11 +47,11 @@ mod tool;
 
 pub use error::{Diagnostic, DiagnosticKind, Error};
 pub use event::{Actor, Event, EventKind, Message, Role};
-pub use hash::{FastMap, FastSet, FnvHasher};
+pub use hash::{FastMap, FnvHasher};
 pub use output::{Encoding, INLINE_LIMIT, Output, PREVIEW_LEN, Span};
 pub use read::{read_from, read_path};
 pub use readers::tool_kind;
-pub use readers::vouch::{VERSION as VOUCH_FORMAT_VERSION, write_json, write_jsonl};
+pub use readers::vouch::{write_json, write_jsonl};
 pub use session::{Agent, Format, Session, Source, Turn};
 pub use source::{ReadOptions, ReadReport};
 pub use stats::SessionStats;

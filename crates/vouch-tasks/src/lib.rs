@@ -34,7 +34,6 @@ pub use readiness::{Blocked, Entry, Readiness, ready_order, satisfied};
 pub use rules::{validate, validate_text};
 pub use timestamp::{Invalid as InvalidTimestamp, Timestamp, parse as parse_timestamp};
 pub use transition::{check_transition, next_statuses};
-pub use uuid::is_uuid_v4;
 
 /// Parses and validates a document.
 pub fn validate_str(text: &str) -> Result<ValidationReport, SyntaxError> {

@@ -1,11 +1,6 @@
 //! UUID v4, as decision T4 reads the protocol's pattern: `xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx`
 //! with `y` one of `8`, `9`, `a`, `b`, hex digits in either case.
 
-/// Returns true when `s` is a UUID v4.
-pub fn is_uuid_v4(s: &str) -> bool {
-    parse(s).is_some_and(|(_, v4)| v4)
-}
-
 /// Hex digit values; 0xff for anything else.
 const HEX: [u8; 256] = {
     let mut t = [0xffu8; 256];
@@ -54,6 +49,10 @@ pub(crate) fn parse(s: &str) -> Option<(u128, bool)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn is_uuid_v4(s: &str) -> bool {
+        parse(s).is_some_and(|(_, v4)| v4)
+    }
 
     #[test]
     fn version_and_variant_are_checked_case_insensitively() {

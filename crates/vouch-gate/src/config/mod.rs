@@ -11,9 +11,8 @@ pub use error::{ConfigError, ConfigErrors};
 pub(crate) use load::parse_partial;
 pub use load::{load, parse};
 pub use model::{
-    CommandPatterns, Contract, ContractRef, DEFAULT_ASSERTION_PATTERNS, DeclaredAgent, Hooks,
-    PipelineConfig, PredicateRef, Route, Termination, TerminationKind, TestSelector, Validation,
-    ValidatorRef,
+    CommandPatterns, Contract, ContractRef, DeclaredAgent, Hooks, PipelineConfig, PredicateRef,
+    Route, Termination, TerminationKind, TestSelector, Validation, ValidatorRef,
 };
 pub use node::{Location, Node};
 pub use reader::{Map, Reader, parse_yaml};

@@ -284,7 +284,7 @@ pub struct Validation {
 }
 
 /// The default `TestAssertionPatterns` of the validator spec.
-pub const DEFAULT_ASSERTION_PATTERNS: [&str; 4] = [
+pub(crate) const DEFAULT_ASSERTION_PATTERNS: [&str; 4] = [
     "tester::assert",
     "if .+ throw",
     r"\bassert\b",

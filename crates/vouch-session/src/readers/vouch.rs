@@ -20,7 +20,7 @@ use crate::source::{Input, ReadOptions, ReadReport};
 use crate::tool::{Args, Outcome, ToolCall, ToolKind, ToolResult};
 
 /// The format version written in every header line.
-pub const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 1;
 
 /// A session's own fields: the header line of the JSONL format.
 #[derive(Serialize, Deserialize)]
