@@ -291,7 +291,7 @@ fn four_jobs_run_four_tests_at_once() {
         .map(|i| {
             (
                 format!("t{i}.vouch.yaml"),
-                format!("name: t{i}\nprompt: SLOW\n{CHECKS}"),
+                format!("name: t{i}\nprompt: MEET4\n{CHECKS}"),
             )
         })
         .collect();
@@ -302,24 +302,15 @@ fn four_jobs_run_four_tests_at_once() {
     let dir = suite(&refs);
     let out = with_fakes(dir.path(), &["test", "-j", "4", "--format", "json"]);
     assert_eq!(out.status.code(), Some(0), "{}", render(&out));
+    // Each run waits until all four have started: only four at once can pass.
     let results: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    // Every run sleeps a second; each started before any of them ended.
-    let spans: Vec<(f64, f64)> = results
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| {
-            let run = &t["runs"][0];
-            let start: jiff::Timestamp = run["started"].as_str().unwrap().parse().unwrap();
-            let start = start.as_duration().as_secs_f64();
-            (start, start + run["seconds"].as_f64().unwrap())
-        })
-        .collect();
-    let last_start = spans.iter().map(|s| s.0).fold(f64::MIN, f64::max);
-    let first_end = spans.iter().map(|s| s.1).fold(f64::MAX, f64::min);
     assert!(
-        last_start < first_end,
-        "the runs did not overlap: {spans:?}"
+        results
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["passed"] == true),
+        "{results}"
     );
 }
 

@@ -122,10 +122,10 @@ fn an_agent_past_its_timeout_is_killed_and_the_run_fails() {
     let run = ClaudeCode::new(fake("claude")).run(&t, dir.path());
     assert!(run.timed_out);
     assert_eq!(run.exit_code, None);
+    // The agent writes its file after its sleep: killed at the deadline, it never does.
     assert!(
-        run.elapsed < Duration::from_secs(20),
-        "the agent was not killed: {:?}",
-        run.elapsed
+        !dir.path().join("hello.ts").exists(),
+        "the agent was not killed"
     );
     insta::assert_snapshot!(run.error.unwrap(), @"claude ran past the timeout of 1s and was killed, before writing a session");
 }

@@ -1,5 +1,6 @@
 //! Forty gradings against a grader that takes half a second each: the provider's default
-//! limit (8) keeps them in flight together, and never more.
+//! limit (8) keeps them in flight together, and never more. Asserted on what the server saw
+//! at once, not on the time it took (printed for the record).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -25,6 +26,5 @@ async fn forty_slow_gradings_finish_together_within_the_limit() {
     eprintln!("40 gradings of 500 ms each took {took:?}");
     assert!(graded.iter().all(vouch_judge::Graded::passed));
     assert_eq!(server.requests(), 40);
-    assert!(took < Duration::from_secs(4), "took {took:?}");
     assert_eq!(server.most_in_flight(), vouch_llm::DEFAULT_CONCURRENCY);
 }

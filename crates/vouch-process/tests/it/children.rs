@@ -35,10 +35,10 @@ fn without_input_standard_input_is_closed() {
 
 #[test]
 fn a_hanging_group_is_killed_at_the_deadline_grandchildren_included() {
-    let dir = tempfile_dir();
+    let dir = tempfile::tempdir().unwrap();
     // The background sleeper would write its marker if it outlived the kill.
     let script = "(sleep 2; touch survived) & sleep 30; echo never";
-    let out = shell(script, &dir, Duration::from_millis(300)).unwrap();
+    let out = shell(script, dir.path(), Duration::from_millis(300)).unwrap();
     assert!(out.timed_out);
     assert_eq!(out.exit_code, None);
     assert_eq!(out.signal, Some(9));
@@ -51,7 +51,7 @@ fn a_hanging_group_is_killed_at_the_deadline_grandchildren_included() {
         .output()
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&alive.stdout).trim(), "0");
-    std::fs::remove_dir_all(dir).unwrap();
+    assert!(!dir.path().join("survived").exists());
 }
 
 #[test]
@@ -78,15 +78,4 @@ fn a_cap_keeps_the_head_and_the_tail_and_counts_everything() {
 fn a_program_that_does_not_exist_is_an_error() {
     let err = run(Command::new("/nonexistent/program"), &Options::new(LONG)).unwrap_err();
     assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
-}
-
-/// A fresh folder of this test's own.
-fn tempfile_dir() -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "vouch-process-it-{}-{:?}",
-        std::process::id(),
-        std::thread::current().id()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
