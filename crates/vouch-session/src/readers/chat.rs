@@ -104,10 +104,7 @@ pub(crate) const DESCRIPTOR: Descriptor = Descriptor {
     label: "chat-message",
     read: |reader, input, options| read(reader, input, options),
     tool_kind,
-    turns: Some(Turns {
-        starts_turn,
-        is_document: common::is_document,
-    }),
+    turns: Some(Turns::of_lines(starts_turn)),
     sniff: Sniff {
         document: common::is_document,
         record: sniff_record,

@@ -51,15 +51,8 @@ pub(crate) const DESCRIPTOR: Descriptor = Descriptor {
     label: "Codex",
     read: |reader, input, options| read(reader, input, options),
     tool_kind,
-    turns: Some(Turns {
-        starts_turn,
-        is_document: common::is_document,
-    }),
-    sniff: Sniff {
-        document: super::descriptor::never_a_document,
-        record: sniff_record,
-        keys: &[("\"payload\"", Match::Sure)],
-    },
+    turns: Some(Turns::of_lines(starts_turn)),
+    sniff: Sniff::lines(sniff_record, &[("\"payload\"", Match::Sure)]),
 };
 
 /// Record types of Codex rollouts, `codex exec --json` streams, and legacy Codex rollouts whose

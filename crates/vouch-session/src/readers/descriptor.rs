@@ -7,6 +7,7 @@ use std::io::Read;
 use serde_json::{Map, Value};
 
 use crate::error::Error;
+use crate::readers::common;
 use crate::session::Format;
 use crate::source::{Input, ReadOptions, ReadReport};
 use crate::tail::Turns;
@@ -53,7 +54,27 @@ pub(crate) enum Match {
     Sure,
 }
 
-/// A document test for formats that are never one document.
-pub(crate) fn never_a_document(_: &[u8]) -> bool {
-    false
+impl Turns {
+    /// Returns how the turns of a format of one record per line are found: by `starts_turn`,
+    /// unless the file turns out to be one JSON document.
+    pub(crate) const fn of_lines(starts_turn: fn(&str) -> bool) -> Turns {
+        Turns {
+            starts_turn,
+            is_document: common::is_document,
+        }
+    }
+}
+
+impl Sniff {
+    /// Returns how a format of one record per line, never one document, is recognised.
+    pub(crate) const fn lines(
+        record: fn(&Map<String, Value>) -> Match,
+        keys: &'static [(&'static str, Match)],
+    ) -> Sniff {
+        Sniff {
+            document: |_| false,
+            record,
+            keys,
+        }
+    }
 }

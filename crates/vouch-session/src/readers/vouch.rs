@@ -83,17 +83,16 @@ pub(crate) const DESCRIPTOR: Descriptor = Descriptor {
     tool_kind: |_| ToolKind::Other,
     // Subagents' events follow their header lines: a log is read whole.
     turns: None,
-    sniff: Sniff {
-        document: super::descriptor::never_a_document,
-        record: |record| {
+    sniff: Sniff::lines(
+        |record| {
             if record.contains_key("vouch") {
                 Match::Sure
             } else {
                 Match::No
             }
         },
-        keys: &[("\"vouch\"", Match::Sure)],
-    },
+        &[("\"vouch\"", Match::Sure)],
+    ),
 };
 
 /// Reads a vouch JSONL log.

@@ -9,7 +9,6 @@ use super::parse::starts_turn;
 use super::subagents::{agent_id_from_file_name, assemble, subagent_files};
 use super::tools::tool_kind;
 use crate::error::Error;
-use crate::readers::common;
 use crate::readers::descriptor::{Descriptor, Match, Sniff};
 use crate::session::Format;
 use crate::source::{Input, ReadOptions, ReadReport};
@@ -68,18 +67,14 @@ pub(crate) const DESCRIPTOR: Descriptor = Descriptor {
     label: "Claude Code",
     read: |reader, input, options| read(reader, input, options),
     tool_kind,
-    turns: Some(Turns {
-        starts_turn,
-        is_document: common::is_document,
-    }),
-    sniff: Sniff {
-        document: crate::readers::descriptor::never_a_document,
-        record: sniff_record,
-        keys: &[
+    turns: Some(Turns::of_lines(starts_turn)),
+    sniff: Sniff::lines(
+        sniff_record,
+        &[
             ("\"sessionId\"", Match::Sure),
             ("\"parentUuid\"", Match::Sure),
         ],
-    },
+    ),
 };
 
 /// Record types of Claude Code session logs and `stream-json` output.
