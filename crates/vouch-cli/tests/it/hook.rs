@@ -167,3 +167,39 @@ fn bad_hook_input_exits_2() {
     let out = vouch_in_with_stdin(dir.path(), &["hook", "claude-code"], b"not json");
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn a_transcript_with_a_garbage_line_blocks_a_stop_the_evidence_would_allow() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("vouch.yml"),
+        "Hooks:\n  Stop: [RequireShellPass]\n",
+    )
+    .unwrap();
+    let path = dir.path().join("transcript.jsonl");
+    let mut t = Transcript::default();
+    t.user("fix it");
+    t.bash("cargo test", "test result: ok. 3 passed", false);
+    t.say("Done.");
+    t.save(&path);
+    assert_eq!(
+        stop(dir.path(), &path),
+        (0, String::new()),
+        "the run passed"
+    );
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str("{\"type\": \"assistant\", garbage\n");
+    std::fs::write(&path, text).unwrap();
+    let (code, stdout) = stop(dir.path(), &path);
+    assert_eq!(code, 0);
+    let answer: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(answer["decision"], "block");
+    let reason = answer["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with(
+            "Completion blocked: the session log has 1 line(s) vouch could not read (the first: "
+        ),
+        "{reason}"
+    );
+    assert!(reason.contains("transcript.jsonl:5:"), "{reason}");
+}
