@@ -235,18 +235,27 @@ pub fn run(tests: &[TestFile], options: &RunOptions<'_>) -> Vec<TestResult> {
         });
         (t, result)
     };
-    // A pool of `-j` threads of its own: runs wait on agents, not on cores. Each run is a
-    // piece of its own, so `workers` runs are under way whenever that many are left.
-    let mut all: Vec<(usize, RunResult)> = match rayon::ThreadPoolBuilder::new()
-        .num_threads(workers)
-        .thread_name(|i| format!("vouch-run-{i}"))
-        .build()
-    {
-        Ok(pool) => pool.install(|| jobs.par_iter().with_max_len(1).map(one).collect()),
-        Err(e) => {
-            tracing::warn!("running tests one at a time: cannot start {workers} threads: {e}");
-            jobs.iter().map(one).collect()
-        }
+    // One run at a time runs here, so that reading its log and checking its assertions use
+    // every core of the shared pool. More at once run on a pool of `-j` threads of their own
+    // (runs wait on agents, not on cores), each run a piece of its own so that `workers` runs
+    // are under way whenever that many are left; their own parallel work shares that pool.
+    let pool = (workers > 1)
+        .then(|| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(workers)
+                .thread_name(|i| format!("vouch-run-{i}"))
+                .build()
+                .map_err(|e| {
+                    tracing::warn!(
+                        "running tests one at a time: cannot start {workers} threads: {e}"
+                    );
+                })
+                .ok()
+        })
+        .flatten();
+    let mut all: Vec<(usize, RunResult)> = match pool {
+        Some(pool) => pool.install(|| jobs.par_iter().with_max_len(1).map(one).collect()),
+        None => jobs.iter().map(one).collect(),
     };
     all.sort_by_key(|(t, r)| (*t, r.run));
     tests

@@ -262,7 +262,7 @@ pub(crate) fn drive_parallel<P: LineParser>(
     let workers = rayon::current_num_threads();
     if first.terminated && !blocks.at_end() && workers > 1 {
         tracing::debug!(workers, "parsing blocks in parallel");
-        parallel(first, &mut blocks, parser, 2 * workers, &mut |done| {
+        parallel(first, &mut blocks, parser, workers + 1, &mut |done| {
             apply_block(done, &mut diagnostics)
         })?;
     } else {

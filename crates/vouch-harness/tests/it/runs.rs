@@ -234,3 +234,31 @@ fn junit_has_a_testcase_per_test_and_a_failure_for_each_failed_one() {
         "{xml}"
     );
 }
+
+/// Runs `tests` tests whose agent cannot start, `jobs` at once, recording how many threads the
+/// parallel work of a run would get.
+fn threads_seen_by_a_run(tests: usize, jobs: usize) -> usize {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static SEEN: AtomicUsize = AtomicUsize::new(0);
+    let runners = |_: &AgentKind| -> Result<Box<dyn AgentRunner>, vouch_harness::Error> {
+        SEEN.store(rayon::current_num_threads(), Ordering::SeqCst);
+        Err(vouch_harness::Error::NoRunner("none here".into()))
+    };
+    let config = PipelineConfig::empty(Path::new("vouch.yaml"));
+    let progress = |_: Progress<'_>| {};
+    let options = RunOptions::new(jobs, &config, &NoGrader, &progress).with_runners(&runners);
+    let tests: Vec<TestFile> = (0..tests)
+        .map(|i| test(&format!("name: t{i}\nprompt: p\n{CHECKS}")))
+        .collect();
+    suite::run(&tests, &options);
+    SEEN.load(Ordering::SeqCst)
+}
+
+#[test]
+fn a_run_alone_reads_and_checks_on_every_core() {
+    // One run at a time must not confine the reading of its log to a pool of one thread; the
+    // two cases share the recording, so they run in one test.
+    assert_eq!(threads_seen_by_a_run(1, 1), rayon::current_num_threads());
+    assert_eq!(threads_seen_by_a_run(1, 4), rayon::current_num_threads());
+    assert_eq!(threads_seen_by_a_run(3, 3), 3);
+}
