@@ -1,0 +1,36 @@
+//! The pipeline runner's parts: the confined working directory its agents work in, and the
+//! tools they call there, each answering in the validator spec's text convention and reporting
+//! what it did for the change log the runner keeps.
+//!
+//! # Overview
+//!
+//! - [`Workspace`]: resolves every path an agent names inside the run's working directory, or
+//!   refuses it (`..`, absolute paths and links that lead out, the run's own state, deny
+//!   globs).
+//! - [`tools::call`]: runs one tool call (`read_file`, `list_files`, `search`, `write_file`,
+//!   `patch_file`, `delete_file`, `shell_run`, `git_commit`, `handoff`) and answers a
+//!   [`tools::ToolOutput`].
+//!
+//! ```
+//! use vouch_pipeline::tools::{self, ShellPolicy, ToolContext};
+//! use vouch_pipeline::Workspace;
+//!
+//! let dir = tempfile::tempdir()?;
+//! let cx = ToolContext {
+//!     workspace: Workspace::new(dir.path(), &[], &[])?,
+//!     shell: ShellPolicy::default(),
+//!     result_cap: 10_000,
+//! };
+//! let wrote = tools::call("write_file", &serde_json::json!({"path": "a.txt", "content": "hi"}), &cx);
+//! assert_eq!(wrote.text, "wrote 2 bytes to a.txt");
+//! let escaped = tools::call("read_file", &serde_json::json!({"path": "../etc/passwd"}), &cx);
+//! assert!(escaped.text.starts_with("[DENIED]"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#![deny(missing_docs)]
+
+pub mod tools;
+mod workspace;
+
+pub use workspace::{Access, Refused, Workspace};

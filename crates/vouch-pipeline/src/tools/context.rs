@@ -1,0 +1,46 @@
+//! What every tool call runs within: the confined working directory and the shell's rules.
+
+use std::time::Duration;
+
+use regex::Regex;
+
+use crate::workspace::Workspace;
+
+/// The rules of `shell_run`: which commands may run, for how long, what output is kept, and
+/// which environment variables the commands never see.
+#[derive(Debug, Clone)]
+pub struct ShellPolicy {
+    /// A command must match one of these to run (any command when empty).
+    pub allow: Vec<Regex>,
+    /// A command matching one of these never runs (deny wins over allow).
+    pub deny: Vec<Regex>,
+    /// How long a command may run before its process group is killed.
+    pub timeout: Duration,
+    /// How many bytes of a command's output are kept (head and tail).
+    pub output_cap: usize,
+    /// Environment variables removed from every command (the model providers' keys).
+    pub hidden_env: Vec<String>,
+}
+
+impl Default for ShellPolicy {
+    fn default() -> ShellPolicy {
+        ShellPolicy {
+            allow: Vec::new(),
+            deny: Vec::new(),
+            timeout: Duration::from_secs(300),
+            output_cap: 64 * 1024,
+            hidden_env: vec!["OPENAI_API_KEY".to_owned(), "ANTHROPIC_API_KEY".to_owned()],
+        }
+    }
+}
+
+/// Where and under which rules a tool call runs.
+#[derive(Debug, Clone)]
+pub struct ToolContext {
+    /// The confined working directory.
+    pub workspace: Workspace,
+    /// The shell's rules.
+    pub shell: ShellPolicy,
+    /// How many characters of a file or listing a result shows before it is cut.
+    pub result_cap: usize,
+}

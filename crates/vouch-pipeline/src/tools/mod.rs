@@ -1,0 +1,111 @@
+//! The tools a pipeline's agents call, one file each, and what every call answers: the text
+//! the model reads (the validator spec's convention: `[EXIT n]`, `[ERROR]`, `[TIMEOUT]`,
+//! `[DENIED]` before a failure), a structured outcome, and the effects the runner records as
+//! evidence.
+
+mod context;
+mod delete_file;
+mod git_commit;
+mod handoff;
+mod list_files;
+mod output;
+mod patch_file;
+mod read_file;
+mod search;
+mod shell_run;
+mod write_file;
+
+pub use context::{ShellPolicy, ToolContext};
+pub use output::{Effect, Receipt, ToolOutput};
+
+use serde_json::Value;
+
+/// Every tool, by the name the model calls it with, and its plugin (the configuration's
+/// `Plugins`/`Tools` names a plugin to give an agent all of its tools).
+pub const TOOLS: &[(&str, &str)] = &[
+    ("read_file", "FileSystem"),
+    ("list_files", "FileSystem"),
+    ("search", "FileSystem"),
+    ("write_file", "FileSystem"),
+    ("patch_file", "FileSystem"),
+    ("delete_file", "FileSystem"),
+    ("shell_run", "Shell"),
+    ("git_commit", "Git"),
+    ("handoff", "Handoff"),
+];
+
+/// Runs the tool `name` with `args` in `cx`. An unknown tool, or arguments of the wrong shape,
+/// answer `[ERROR]` and change nothing.
+pub fn call(name: &str, args: &Value, cx: &ToolContext) -> ToolOutput {
+    match name {
+        "read_file" => read_file::run(args, cx),
+        "list_files" => list_files::run(args, cx),
+        "search" => search::run(args, cx),
+        "write_file" => write_file::run(args, cx),
+        "patch_file" => patch_file::run(args, cx),
+        "delete_file" => delete_file::run(args, cx),
+        "shell_run" => shell_run::run(args, cx),
+        "git_commit" => git_commit::run(args, cx),
+        "handoff" => handoff::run(args),
+        other => ToolOutput::error(format!(
+            "there is no tool `{other}` (tools: {})",
+            TOOLS.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+        )),
+    }
+}
+
+/// Returns the JSON Schema of the arguments of tool `name`, for the model's tool definitions.
+pub fn parameters(name: &str) -> Option<Value> {
+    use serde_json::json;
+    let string = |d: &str| json!({"type": "string", "description": d});
+    let object = |props: Value, required: &[&str]| json!({"type": "object", "properties": props, "required": required, "additionalProperties": false});
+    Some(match name {
+        "read_file" => object(
+            json!({"path": string("the file, relative to the working directory"),
+                   "start_line": {"type": "integer", "minimum": 1, "description": "first line to read (1-based)"},
+                   "end_line": {"type": "integer", "minimum": 1, "description": "last line to read"}}),
+            &["path"],
+        ),
+        "list_files" => object(
+            json!({"glob": string("files to list, as a glob (`src/**/*.rs`); all when absent")}),
+            &[],
+        ),
+        "search" => object(
+            json!({"pattern": string("a regular expression"),
+                   "glob": string("files to search, as a glob; all when absent")}),
+            &["pattern"],
+        ),
+        "write_file" => object(
+            json!({"path": string("the file to write (created, or replaced whole)"),
+                   "content": string("its whole new content")}),
+            &["path", "content"],
+        ),
+        "patch_file" => object(
+            json!({"path": string("the file to change"),
+                   "old": string("text that occurs exactly once in the file"),
+                   "new": string("what replaces it")}),
+            &["path", "old", "new"],
+        ),
+        "delete_file" => object(json!({"path": string("the file to delete")}), &["path"]),
+        "shell_run" => object(
+            json!({"command": string("a bash script, run in the working directory")}),
+            &["command"],
+        ),
+        "git_commit" => object(
+            json!({"message": string("the commit message")}),
+            &["message"],
+        ),
+        "handoff" => object(
+            json!({"route_keyword": string("the keyword of the route to take (`HANDOFF TO TESTER`)")}),
+            &["route_keyword"],
+        ),
+        _ => return None,
+    })
+}
+
+/// Returns the string argument `key`, or the `[ERROR]` answer saying it is missing.
+fn text_arg<'a>(args: &'a Value, key: &str) -> Result<&'a str, ToolOutput> {
+    args.get(key)
+        .and_then(Value::as_str)
+        .ok_or_else(|| ToolOutput::error(format!("missing the string argument `{key}`")))
+}

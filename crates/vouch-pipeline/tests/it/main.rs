@@ -1,0 +1,5 @@
+//! Integration tests of the pipeline's tools in a real, confined working directory.
+
+#![expect(clippy::unwrap_used, reason = "tests fail loudly")]
+
+mod tools;

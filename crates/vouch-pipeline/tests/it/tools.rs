@@ -1,0 +1,255 @@
+//! Every tool on real files and real commands: what the model reads, the outcome, the effects.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use regex::Regex;
+use serde_json::json;
+use vouch_pipeline::Workspace;
+use vouch_pipeline::tools::{self, Effect, ShellPolicy, ToolContext};
+use vouch_session::Outcome;
+
+/// A context on `dir` with the change log protected and `.env` files denied.
+fn cx(dir: &Path, shell: ShellPolicy) -> ToolContext {
+    ToolContext {
+        workspace: Workspace::new(
+            dir,
+            &[PathBuf::from(".fuseraft/state")],
+            &["**/.env".to_owned(), ".env".to_owned()],
+        )
+        .unwrap(),
+        shell,
+        result_cap: 10_000,
+    }
+}
+
+fn call(cx: &ToolContext, name: &str, args: &serde_json::Value) -> tools::ToolOutput {
+    tools::call(name, args, cx)
+}
+
+#[test]
+fn files_are_written_read_patched_and_deleted_with_their_effects() {
+    let dir = tempfile::tempdir().unwrap();
+    let cx = cx(dir.path(), ShellPolicy::default());
+    let wrote = call(
+        &cx,
+        "write_file",
+        &json!({"path": "src/lib.rs", "content": "fn a() {}\nfn b() {}\n"}),
+    );
+    assert_eq!(wrote.text, "wrote 20 bytes to src/lib.rs");
+    assert_eq!(wrote.effects, vec![Effect::Wrote("src/lib.rs".into())]);
+    let read = call(
+        &cx,
+        "read_file",
+        &json!({"path": "src/lib.rs", "start_line": 2}),
+    );
+    assert_eq!(read.text, "fn b() {}\n");
+    let patched = call(
+        &cx,
+        "patch_file",
+        &json!({"path": "src/lib.rs", "old": "fn b", "new": "fn c"}),
+    );
+    assert_eq!(patched.outcome, Outcome::Ok);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap(),
+        "fn a() {}\nfn c() {}\n"
+    );
+    let deleted = call(&cx, "delete_file", &json!({"path": "src/lib.rs"}));
+    assert_eq!(deleted.effects, vec![Effect::Deleted("src/lib.rs".into())]);
+    assert!(!dir.path().join("src/lib.rs").exists());
+}
+
+#[test]
+fn a_patch_needs_exactly_one_occurrence() {
+    let dir = tempfile::tempdir().unwrap();
+    let cx = cx(dir.path(), ShellPolicy::default());
+    std::fs::write(dir.path().join("a.txt"), "x = 1\nx = 1\n").unwrap();
+    let twice = call(
+        &cx,
+        "patch_file",
+        &json!({"path": "a.txt", "old": "x = 1", "new": "x = 2"}),
+    );
+    let missing = call(
+        &cx,
+        "patch_file",
+        &json!({"path": "a.txt", "old": "y", "new": "z"}),
+    );
+    insta::assert_snapshot!(format!("{}\n{}", twice.text, missing.text), @r"
+    [ERROR] the text to replace occurs 2 times in `a.txt`; include more of its surroundings so that it occurs once
+    [ERROR] the text to replace does not occur in `a.txt` (read the file, then copy the text exactly)
+    ");
+    assert!(twice.effects.is_empty() && missing.effects.is_empty());
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+        "x = 1\nx = 1\n"
+    );
+}
+
+#[test]
+fn escapes_and_the_change_log_are_denied() {
+    let outside = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(outside.path(), dir.path().join("link")).unwrap();
+    let cx = cx(dir.path(), ShellPolicy::default());
+    let absolute = outside.path().join("x.txt");
+    let attempts = [
+        json!({"path": "../x.txt", "content": "pwned"}),
+        json!({"path": absolute.to_string_lossy(), "content": "pwned"}),
+        json!({"path": "link/x.txt", "content": "pwned"}),
+        json!({"path": ".fuseraft/state/changes.json", "content": "{}"}),
+        json!({"path": "app/.env", "content": "KEY=1"}),
+    ];
+    let answers: Vec<String> = attempts
+        .iter()
+        .map(|a| {
+            let out = call(&cx, "write_file", a);
+            assert_eq!(out.outcome, Outcome::Denied, "{}", out.text);
+            assert!(out.effects.is_empty());
+            out.text
+                .replace(&*outside.path().to_string_lossy(), "<outside>")
+        })
+        .collect();
+    assert!(!outside.path().join("x.txt").exists());
+    assert!(!dir.path().join(".fuseraft/state/changes.json").exists());
+    insta::assert_snapshot!(answers.join("\n"), @r"
+    [DENIED] `../x.txt` is outside the working directory
+    [DENIED] `<outside>/x.txt` is outside the working directory
+    [DENIED] `link/x.txt` is outside the working directory
+    [DENIED] `.fuseraft/state/changes.json` is the run's own record; agents cannot write it
+    [DENIED] `app/.env` is denied by the file rule `**/.env`
+    ");
+}
+
+#[test]
+fn commands_answer_in_the_spec_convention_with_a_receipt() {
+    let dir = tempfile::tempdir().unwrap();
+    let cx = cx(dir.path(), ShellPolicy::default());
+    let ok = call(&cx, "shell_run", &json!({"command": "echo hello"}));
+    assert_eq!((ok.text.as_str(), ok.outcome), ("hello\n", Outcome::Ok));
+    let failed = call(
+        &cx,
+        "shell_run",
+        &json!({"command": "echo broken >&2; exit 3"}),
+    );
+    assert_eq!(failed.text, "[EXIT 3]\nbroken\n");
+    assert_eq!(failed.outcome, Outcome::Failed { exit_code: Some(3) });
+    let [Effect::Ran(receipt)] = failed.effects.as_slice() else {
+        panic!("no receipt: {:?}", failed.effects)
+    };
+    assert_eq!(receipt.command, "echo broken >&2; exit 3");
+    assert_eq!(receipt.exit_code, Some(3));
+    assert_eq!(receipt.output_len, 7);
+}
+
+#[test]
+fn a_command_past_its_time_is_a_timeout_and_its_process_group_is_gone() {
+    let dir = tempfile::tempdir().unwrap();
+    let shell = ShellPolicy {
+        timeout: Duration::from_millis(500),
+        ..ShellPolicy::default()
+    };
+    let cx = cx(dir.path(), shell);
+    let out = call(
+        &cx,
+        "shell_run",
+        &json!({"command": "(sleep 3; touch late) & echo started; sleep 30"}),
+    );
+    assert_eq!(out.outcome, Outcome::TimedOut);
+    assert_eq!(
+        out.text,
+        "[TIMEOUT] the command ran past 0.5 s and was killed\nstarted\n"
+    );
+    let [Effect::Ran(receipt)] = out.effects.as_slice() else {
+        panic!()
+    };
+    assert!(receipt.timed_out && receipt.exit_code.is_none());
+    // Nothing of the group is left: the background writer never writes.
+    let left = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ps -eo args | grep -c '[s]leep 3;' || true")
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&left.stdout).trim(), "0");
+    assert!(!dir.path().join("late").exists());
+}
+
+#[test]
+fn shell_rules_and_hidden_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let shell = ShellPolicy {
+        deny: vec![Regex::new(r"\brm\s+-rf\b").unwrap()],
+        allow: vec![Regex::new(r"^(echo|printenv|cargo)\b").unwrap()],
+        hidden_env: vec!["CARGO_MANIFEST_DIR".to_owned()],
+        ..ShellPolicy::default()
+    };
+    let cx = cx(dir.path(), shell);
+    let denied = call(&cx, "shell_run", &json!({"command": "echo ok && rm -rf /"}));
+    let unlisted = call(&cx, "shell_run", &json!({"command": "curl example.com"}));
+    insta::assert_snapshot!(format!("{}\n{}", denied.text, unlisted.text), @r"
+    [DENIED] the command matches the deny rule `\brm\s+-rf\b`
+    [DENIED] the command matches no allow rule of the pipeline's Security
+    ");
+    assert!(denied.effects.is_empty(), "a denied command is not run");
+    // Cargo sets this variable for the tests; a hidden one never reaches the command.
+    assert!(std::env::var_os("CARGO_MANIFEST_DIR").is_some());
+    let shown = call(
+        &cx,
+        "shell_run",
+        &json!({"command": "printenv CARGO_PKG_NAME"}),
+    );
+    assert_eq!(shown.text, "vouch-pipeline\n");
+    let hidden = call(
+        &cx,
+        "shell_run",
+        &json!({"command": "printenv CARGO_MANIFEST_DIR"}),
+    );
+    assert_eq!(hidden.text, "[EXIT 1]\n");
+}
+
+#[test]
+fn listing_and_search_follow_gitignore_and_the_deny_rules() {
+    let dir = tempfile::tempdir().unwrap();
+    let cx = cx(dir.path(), ShellPolicy::default());
+    for (path, text) in [
+        ("src/a.rs", "fn main() {\n    todo_later();\n}\n"),
+        ("src/b.rs", "// nothing here\n"),
+        ("target/debug/x.rs", "todo_later();\n"),
+        (".gitignore", "target/\n"),
+        (".env", "todo_later=1\n"),
+    ] {
+        std::fs::create_dir_all(dir.path().join(path).parent().unwrap()).unwrap();
+        std::fs::write(dir.path().join(path), text).unwrap();
+    }
+    let listed = call(&cx, "list_files", &json!({"glob": "**/*.rs"}));
+    assert_eq!(listed.text, "src/a.rs\nsrc/b.rs");
+    let found = call(&cx, "search", &json!({"pattern": r"todo_\w+"}));
+    assert_eq!(found.text, "src/a.rs:2:     todo_later();");
+    let bad = call(&cx, "search", &json!({"pattern": "("}));
+    assert_eq!(bad.outcome, Outcome::Error);
+}
+
+#[test]
+fn handoff_names_its_route_and_unknown_tools_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let cx = cx(dir.path(), ShellPolicy::default());
+    let h = call(
+        &cx,
+        "handoff",
+        &json!({"route_keyword": " HANDOFF TO TESTER "}),
+    );
+    assert_eq!(h.handoff.as_deref(), Some("HANDOFF TO TESTER"));
+    let unknown = call(&cx, "rm_rf", &json!({}));
+    assert!(
+        unknown.text.starts_with("[ERROR] there is no tool `rm_rf`"),
+        "{}",
+        unknown.text
+    );
+    let missing = call(&cx, "write_file", &json!({"path": "a"}));
+    assert_eq!(
+        missing.text,
+        "[ERROR] missing the string argument `content`"
+    );
+    for (name, _) in tools::TOOLS {
+        assert!(tools::parameters(name).is_some(), "{name} has no schema");
+    }
+}
