@@ -37,6 +37,6 @@ pub use changelog::{
 };
 pub use error::Error;
 pub use review::{Review, ReviewEntry};
-pub use store::update as update_locked;
+pub use store::{update as update_locked, write_atomically};
 pub use test_report::{TestReport, TestResultRow};
 pub use view::{ArtifactPaths, Call, CallIndex, EvidenceView, Unreadable, same_file};

@@ -57,7 +57,7 @@ pub fn update<T>(
 }
 
 /// Writes `bytes` to `path` by writing a temporary file in `dir` and renaming it.
-pub(crate) fn write_atomically(path: &Path, dir: &Path, bytes: &[u8]) -> Result<(), Error> {
+pub fn write_atomically(path: &Path, dir: &Path, bytes: &[u8]) -> Result<(), Error> {
     let write_err = |source| Error::Write {
         path: path.to_owned(),
         source,

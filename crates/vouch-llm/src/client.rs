@@ -135,4 +135,19 @@ pub trait ModelClient: Send + Sync + std::fmt::Debug {
 
     /// Asks the model.
     fn complete<'a>(&'a self, request: &'a Request) -> BoxFuture<'a, Result<Reply, Error>>;
+
+    /// Takes one step of a conversation with tools. Clients that cannot hold one (the agent
+    /// CLIs) answer that they cannot.
+    fn chat<'a>(
+        &'a self,
+        request: &'a crate::chat::ChatRequest,
+    ) -> BoxFuture<'a, Result<crate::chat::ChatReply, Error>> {
+        let _ = request;
+        let kind = self.kind();
+        Box::pin(async move {
+            Err(Error::Config(format!(
+                "a `{kind}` model cannot hold a conversation with tools; use openai, anthropic or scripted"
+            )))
+        })
+    }
 }

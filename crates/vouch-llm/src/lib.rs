@@ -15,6 +15,7 @@
 #![deny(missing_docs)]
 
 mod anthropic;
+mod chat;
 mod cli;
 mod client;
 mod error;
@@ -23,8 +24,10 @@ mod limit;
 mod openai;
 mod retry;
 mod scripted;
+mod scripted_chat;
 
 pub use anthropic::Anthropic;
+pub use chat::{ChatMessage, ChatReply, ChatRequest, ToolCallRequest, ToolSpec};
 pub use cli::{AgentCli, CliKind};
 pub use client::{BoxFuture, ModelClient, Reply, Request, Schema, Usage};
 pub use error::Error;
@@ -33,3 +36,4 @@ pub use limit::{DEFAULT_CONCURRENCY, Limits};
 pub use openai::{OpenAiCompatible, Structured};
 pub use retry::RetryPolicy;
 pub use scripted::{Scripted, ScriptedReply, yaml_error};
+pub use scripted_chat::{ScriptedCall, ScriptedChat, ScriptedStep};

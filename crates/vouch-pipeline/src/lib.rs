@@ -30,7 +30,12 @@
 
 #![deny(missing_docs)]
 
+mod config;
+pub mod models;
+mod run;
 pub mod tools;
 mod workspace;
 
+pub use config::{AgentConfig, Budget, ModelConfig, Provider, RunConfig};
+pub use run::{Ended, Models, Progress, RUN_DIR, RunError, RunOptions, Summary, run};
 pub use workspace::{Access, Refused, Workspace};

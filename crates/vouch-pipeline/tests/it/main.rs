@@ -2,4 +2,5 @@
 
 #![expect(clippy::unwrap_used, reason = "tests fail loudly")]
 
+mod runs;
 mod tools;

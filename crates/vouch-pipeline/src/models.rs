@@ -1,0 +1,82 @@
+//! The models of a pipeline, built from `Models`: each alias's client, one limit of
+//! simultaneous requests per provider, retries and timeouts from `vouch-llm`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use vouch_llm::{
+    Anthropic, DEFAULT_CONCURRENCY, Limits, ModelClient, OpenAiCompatible, RetryPolicy,
+    ScriptedChat, Structured, Transport,
+};
+
+use crate::config::{Provider, RunConfig};
+use crate::run::{Models, RunError};
+
+/// Builds every model of `config`. A key that is not set is an error here, before any turn.
+pub fn build(config: &RunConfig) -> Result<Models, RunError> {
+    let limits = Limits::default();
+    let mut models = Models::new();
+    for m in &config.models {
+        let label = format!("model `{}`", m.alias);
+        let client: Arc<dyn ModelClient> = match m.provider {
+            Provider::Scripted => {
+                let script = m.script.as_deref().ok_or_else(|| {
+                    RunError::Model(format!("{label}: a scripted model needs a `Script`"))
+                })?;
+                Arc::new(
+                    ScriptedChat::load(script)
+                        .map_err(|e| RunError::Model(format!("{label}: {e}")))?,
+                )
+            }
+            Provider::OpenAi | Provider::Anthropic => {
+                let openai = m.provider == Provider::OpenAi;
+                let base = m.endpoint.clone().unwrap_or_else(|| {
+                    if openai {
+                        "https://api.openai.com/v1".to_owned()
+                    } else {
+                        "https://api.anthropic.com".to_owned()
+                    }
+                });
+                let var = m.api_key_env.clone().unwrap_or_else(|| {
+                    if openai {
+                        "OPENAI_API_KEY"
+                    } else {
+                        "ANTHROPIC_API_KEY"
+                    }
+                    .to_owned()
+                });
+                let key = std::env::var(&var).ok().filter(|k| !k.is_empty());
+                let public = if openai {
+                    "api.openai.com"
+                } else {
+                    "api.anthropic.com"
+                };
+                if key.is_none() && base.contains(public) {
+                    return Err(RunError::Model(format!(
+                        "{label}: the environment variable {var} is not set"
+                    )));
+                }
+                let transport = Transport::new(
+                    label.clone(),
+                    Duration::from_secs(300),
+                    RetryPolicy::default(),
+                    limits.of(&base, DEFAULT_CONCURRENCY),
+                )
+                .map_err(|e| RunError::Model(format!("{label}: {e}")))?;
+                if openai {
+                    Arc::new(OpenAiCompatible::new(
+                        &base,
+                        key,
+                        m.model.clone(),
+                        Structured::Off,
+                        transport,
+                    ))
+                } else {
+                    Arc::new(Anthropic::new(&base, key, m.model.clone(), transport))
+                }
+            }
+        };
+        models.insert(m.alias.clone(), client);
+    }
+    Ok(models)
+}

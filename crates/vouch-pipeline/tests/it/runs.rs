@@ -1,0 +1,206 @@
+//! Whole runs with a scripted model: a forged handoff blocked then corrected, a backed one
+//! routed, the end by termination; stuck after three corrections; the turn cap; the recorded
+//! session and change log.
+
+use std::path::Path;
+
+use vouch_gate::Decision;
+use vouch_pipeline::{Ended, Progress, RunConfig, RunOptions, models, run};
+
+/// The pipeline of these tests: Developer → Tester, `sh test.sh` the test command.
+const PIPELINE: &str = r#"
+Orchestration:
+  Models:
+    demo: {Provider: scripted, Script: script.yaml}
+  Agents:
+    - Name: Developer
+      Instructions: Fix add() in calc.sh, run the tests, then write HANDOFF TO TESTER.
+      Model: demo
+      Tools: [FileSystem, Shell, Handoff]
+    - Name: Tester
+      Instructions: Run the tests; write APPROVED when they pass.
+      Model: demo
+      Tools: [FileSystem, Shell]
+  Selection:
+    Type: keyword
+    Routes:
+      - Keyword: "HANDOFF TO TESTER"
+        Agent: Tester
+        Validators: [RequireWriteFile, RequireShellPass]
+        RequiredCommandPattern: "sh test.sh"
+        SourceAgents: [Developer]
+      - Keyword: APPROVED
+        Agent: Tester
+        Validator: RequireShellPass
+        SourceAgents: [Tester]
+  Termination:
+    Type: regex
+    Pattern: '(?m)^\s*APPROVED\s*$'
+    AgentNames: [Tester]
+  Budget: {MaxTurns: 12}
+"#;
+
+/// The honest script: a forged claim first, then the work, then the Tester's check.
+const SCRIPT: &str = r#"
+agents:
+  Developer:
+    - text: "Fixed it.\nHANDOFF TO TESTER"
+    - calls:
+        - {tool: patch_file, args: {path: calc.sh, old: "a - b", new: "a + b"}}
+        - {tool: shell_run, args: {command: "sh test.sh"}}
+    - text: "Fixed add() and the tests pass.\nHANDOFF TO TESTER"
+  Tester:
+    - calls:
+        - {tool: shell_run, args: {command: "sh test.sh"}}
+    - text: "The tests pass.\nAPPROVED"
+"#;
+
+/// A project with a broken `calc.sh` and its test, the pipeline, and `script`.
+fn project(script: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+    write("pipeline.yaml", PIPELINE);
+    write("script.yaml", script);
+    write("calc.sh", "add() { echo $(( a - b )); }\n");
+    write(
+        "test.sh",
+        "a=2; b=3; . ./calc.sh; r=$(add); [ \"$r\" = 5 ] && echo '1 passed, 0 failed' || { echo \"add gave $r\"; exit 1; }\n",
+    );
+    dir
+}
+
+/// Runs the project's pipeline; returns the summary and the decisions taken, as words.
+fn run_project(dir: &Path) -> (vouch_pipeline::Summary, Vec<String>) {
+    let config = RunConfig::load(&dir.join("pipeline.yaml")).unwrap_or_else(|e| panic!("{e}"));
+    let models = models::build(&config).unwrap();
+    let mut decisions = Vec::new();
+    let summary = run(
+        &config,
+        &models,
+        &RunOptions::new(dir, "add() returns the difference; make it the sum."),
+        &mut |p| {
+            if let Progress::Decided {
+                agent, decision, ..
+            } = p
+            {
+                decisions.push(match decision {
+                    Decision::Route { keyword, .. } => format!("{agent}: route {keyword}"),
+                    Decision::Correct { validator, .. } => {
+                        format!(
+                            "{agent}: corrected by {}",
+                            validator.as_deref().unwrap_or("-")
+                        )
+                    }
+                    Decision::Terminate { .. } => format!("{agent}: terminate"),
+                    Decision::Stuck { .. } => format!("{agent}: stuck"),
+                });
+            }
+        },
+    )
+    .unwrap();
+    (summary, decisions)
+}
+
+#[test]
+fn a_forged_handoff_is_blocked_corrected_and_the_backed_one_goes_through() {
+    let dir = project(SCRIPT);
+    let (summary, decisions) = run_project(dir.path());
+    assert_eq!(
+        decisions,
+        [
+            "Developer: corrected by RequireWriteFile",
+            "Developer: route HANDOFF TO TESTER",
+            "Tester: terminate",
+        ]
+    );
+    assert!(
+        matches!(summary.ended, Ended::Terminated { .. }),
+        "{:?}",
+        summary.ended
+    );
+    assert_eq!((summary.turns, summary.corrections), (3, 1));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("calc.sh")).unwrap(),
+        "add() { echo $(( a + b )); }\n"
+    );
+    // The runner's own record: the change log and the session, read back.
+    let log = vouch_evidence::ChangeLog::read(&summary.change_log).unwrap();
+    let commands: Vec<(&str, &str, bool)> = log
+        .entries
+        .iter()
+        .flat_map(|e| {
+            e.commands_run
+                .iter()
+                .map(move |c| (e.agent.as_str(), c.command.as_str(), c.succeeded))
+        })
+        .collect();
+    assert_eq!(
+        commands,
+        [
+            ("Developer", "sh test.sh", true),
+            ("Tester", "sh test.sh", true)
+        ]
+    );
+    let session =
+        vouch_session::read_path(&summary.session, &vouch_session::ReadOptions::default())
+            .unwrap()
+            .session;
+    assert_eq!(session.tool_calls().count(), 3);
+    assert!(summary.tokens["Developer"].output > 0);
+}
+
+#[test]
+fn three_forged_handoffs_in_a_row_are_stuck() {
+    let dir = project(
+        "agents:\n  Developer:\n    - text: \"Done.\\nHANDOFF TO TESTER\"\n    - text: \"Really done.\\nHANDOFF TO TESTER\"\n    - text: \"Done!\\nHANDOFF TO TESTER\"\n",
+    );
+    let (summary, decisions) = run_project(dir.path());
+    assert_eq!(decisions.len(), 3);
+    let Ended::Stuck {
+        agent,
+        validator,
+        failures,
+        ..
+    } = &summary.ended
+    else {
+        panic!("{:?}", summary.ended)
+    };
+    assert_eq!(
+        (agent.as_deref(), validator.as_str(), *failures),
+        (Some("Developer"), "RequireWriteFile", 3)
+    );
+}
+
+#[test]
+fn the_turn_cap_ends_a_run_that_does_not_end_itself() {
+    let dir = project(SCRIPT);
+    let config = RunConfig::load(&dir.path().join("pipeline.yaml")).unwrap();
+    let models = models::build(&config).unwrap();
+    let mut options = RunOptions::new(dir.path(), "task");
+    options.max_turns = Some(2);
+    let summary = run(&config, &models, &options, &mut |_| {}).unwrap();
+    assert_eq!(summary.ended, Ended::TurnCap { turns: 2 });
+}
+
+#[test]
+fn the_change_log_is_not_the_agents_to_write() {
+    let dir = project(
+        "agents:\n  Developer:\n    - calls:\n        - {tool: write_file, args: {path: .fuseraft/state/changes.json, content: \"{}\"}}\n        - {tool: write_file, args: {path: ../outside.txt, content: x}}\n    - text: \"HANDOFF TO TESTER\"\n",
+    );
+    let config = RunConfig::load(&dir.path().join("pipeline.yaml")).unwrap();
+    let models = models::build(&config).unwrap();
+    let mut options = RunOptions::new(dir.path(), "task");
+    options.max_turns = Some(1);
+    let mut answers = Vec::new();
+    run(&config, &models, &options, &mut |p| {
+        if let Progress::ToolCall { result, .. } = p {
+            answers.push(result.output.preview().to_owned());
+        }
+    })
+    .unwrap();
+    assert!(
+        answers.iter().all(|a| a.starts_with("[DENIED]")),
+        "{answers:?}"
+    );
+    assert!(!dir.path().parent().unwrap().join("outside.txt").exists());
+}
