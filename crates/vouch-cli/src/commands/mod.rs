@@ -10,6 +10,7 @@ mod hook;
 mod judge;
 mod log_input;
 mod project;
+mod run;
 mod session;
 mod tasks;
 mod test;
@@ -48,6 +49,8 @@ pub(crate) enum Command {
     /// The cache of LLM gradings: what it holds, and emptying it
     #[command(subcommand)]
     Cache(cache::CacheCommand),
+    /// Run a multi-agent pipeline: model agents with real tools, gates on every handoff
+    Run(run::RunArgs),
 }
 
 /// Runs a command and returns its exit code.
@@ -62,5 +65,6 @@ pub(crate) fn run(command: &Command, ui: &mut Ui) -> Result<u8, CommandError> {
         Command::Analyze(c) => analyze::run(c, ui),
         Command::Judge(c) => judge::run(c, ui),
         Command::Cache(c) => cache::run(c, ui),
+        Command::Run(c) => run::run(c, ui),
     }
 }

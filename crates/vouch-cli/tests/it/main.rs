@@ -8,6 +8,7 @@ mod help;
 mod hook;
 mod review;
 mod route;
+mod run;
 mod session;
 mod support;
 mod tasks;

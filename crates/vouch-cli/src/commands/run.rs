@@ -1,0 +1,195 @@
+//! `vouch run`: run a multi-agent pipeline with real tools and gates on every handoff.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::Args;
+use vouch_gate::Decision;
+use vouch_pipeline::{Ended, Progress, RunConfig, RunOptions, Summary};
+
+use crate::commands::format::Format;
+use crate::error::CommandError;
+use crate::exit_codes;
+use crate::render::config_errors;
+use crate::render::text::excerpt;
+use crate::ui::{Ui, plural};
+
+/// Run a pipeline: model agents with real tools, gates on every handoff
+///
+/// Reads PIPELINE (the validator spec's `Orchestration:` YAML with `Models`, `Agents`,
+/// `Security` and `Budget` — docs/pipeline.md) and runs it on `--task` in `--workdir`: the
+/// first agent takes the first turn; each turn calls the agent's model with its instructions,
+/// the conversation and its tools, runs the tools it asks for inside the working directory, and
+/// ends when the model answers without a tool call or calls `handoff`. vouch itself records
+/// every file written and command run in the change log and the whole run as a session
+/// (`.vouch/run/session.jsonl`), then routes the reply: a route whose gates pass hands over, a
+/// blocked one is injected back as a correction, a termination strategy ends the run.
+///
+/// Progress goes to stderr, one line per turn, tool call and decision. Exit codes: 0 the run
+/// ended by its termination (or a terminal route), 1 the turn cap or the token budget ended it
+/// first, 2 configuration or input error (or a model that could not answer), 3 an agent is
+/// stuck. `--format json` prints one summary object on stdout.
+#[derive(Debug, Args)]
+pub(crate) struct RunArgs {
+    /// The pipeline configuration
+    #[arg(value_name = "PIPELINE")]
+    pipeline: PathBuf,
+
+    /// The task: the run's first user message
+    #[arg(long, value_name = "TEXT")]
+    task: String,
+
+    /// The working directory the agents work in
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    workdir: PathBuf,
+
+    /// End the run after this many agent turns (over `Budget.MaxTurns`)
+    #[arg(long, value_name = "N")]
+    max_turns: Option<u32>,
+
+    /// Output format
+    #[arg(long, value_enum, default_value = "human")]
+    format: Format,
+}
+
+/// Runs `vouch run`.
+pub(crate) fn run(args: &RunArgs, ui: &mut Ui) -> Result<u8, CommandError> {
+    let config = RunConfig::load(&args.pipeline).map_err(|e| config_errors::report(&e, ui))?;
+    if !args.workdir.is_dir() {
+        return Err(CommandError::input(format!(
+            "cannot run in `{}`: no such folder",
+            args.workdir.display()
+        )));
+    }
+    let models = vouch_pipeline::models::build(&config).map_err(CommandError::input)?;
+    let mut options = RunOptions::new(&args.workdir, &args.task);
+    options.max_turns = args.max_turns;
+    let styles = ui.styles.clone();
+    let err = &mut ui.err;
+    let summary = vouch_pipeline::run(&config, &models, &options, &mut |p| {
+        // Progress is best effort: a closed stderr does not stop the run.
+        let _ = match p {
+            Progress::Turn { agent, turn } => writeln!(
+                err,
+                "{}turn {turn}{:#} {}{agent}{:#}",
+                styles.dim, styles.dim, styles.heading, styles.heading
+            ),
+            Progress::ToolCall { call, result, .. } => {
+                let (mark, style) = if result.outcome.is_success() {
+                    ("✓", styles.pass)
+                } else {
+                    ("✗", styles.fail)
+                };
+                writeln!(
+                    err,
+                    "  {style}{mark}{style:#} {} {}",
+                    call.name,
+                    excerpt(call.key_arg().unwrap_or_default(), 80)
+                )
+            }
+            Progress::Decided {
+                decision, usage, ..
+            } => writeln!(
+                err,
+                "  {} {}({} tokens in, {} out){:#}",
+                describe(decision),
+                styles.dim,
+                usage.input,
+                usage.output,
+                styles.dim
+            ),
+            _ => Ok(()),
+        };
+    })
+    .map_err(CommandError::input)?;
+    match args.format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut ui.out, &summary).map_err(std::io::Error::from)?;
+            writeln!(ui.out)?;
+        }
+        Format::Human => write_summary(&summary, ui)?,
+    }
+    Ok(match summary.ended {
+        Ended::Terminated { .. } => exit_codes::PASS,
+        Ended::TurnCap { .. } | Ended::TokenBudget { .. } => exit_codes::CHECK_FAILED,
+        Ended::Stuck { .. } => exit_codes::STUCK,
+        _ => exit_codes::INPUT_ERROR,
+    })
+}
+
+/// Returns a decision as a progress line says it.
+fn describe(decision: &Decision) -> String {
+    match decision {
+        Decision::Route { to, keyword, .. } => format!(
+            "→ {keyword}: {} next",
+            to.as_deref().unwrap_or("the same agent")
+        ),
+        Decision::Correct {
+            kind, validator, ..
+        } => format!(
+            "↺ corrected ({})",
+            validator.as_deref().unwrap_or(kind.label())
+        ),
+        Decision::Terminate { reason } => format!("■ {reason}"),
+        Decision::Stuck {
+            validator,
+            failures,
+            ..
+        } => format!("✗ stuck: {validator} blocked {failures} times in a row"),
+    }
+}
+
+/// Prints how the run ended, and where its record is.
+fn write_summary(summary: &Summary, ui: &mut Ui) -> std::io::Result<()> {
+    let (mut out, s) = ui.human();
+    let ended = match &summary.ended {
+        Ended::Terminated { reason } => format!("{}ended{:#}: {reason}", s.pass, s.pass),
+        Ended::Stuck {
+            agent,
+            validator,
+            failures,
+            last_message,
+        } => format!(
+            "{}stuck{:#}: {} was blocked by {validator} {failures} times in a row; last message:\n{last_message}",
+            s.fail,
+            s.fail,
+            agent.as_deref().unwrap_or("the agent")
+        ),
+        Ended::TurnCap { turns } => {
+            format!(
+                "{}stopped{:#}: the cap of {turns} turns was reached",
+                s.fail, s.fail
+            )
+        }
+        Ended::TokenBudget { tokens, budget } => format!(
+            "{}stopped{:#}: {tokens} tokens used, over the budget of {budget}",
+            s.fail, s.fail
+        ),
+        Ended::ModelFailed { agent, error } => {
+            format!(
+                "{}failed{:#}: {agent}'s model could not answer: {error}",
+                s.error, s.error
+            )
+        }
+    };
+    writeln!(out, "{ended}")?;
+    let tokens: u64 = summary.tokens.values().map(|u| u.input + u.output).sum();
+    writeln!(
+        out,
+        "{}, {}, {tokens} tokens ({})",
+        plural(summary.turns as usize, "turn", "turns"),
+        plural(summary.corrections as usize, "correction", "corrections"),
+        summary
+            .tokens
+            .iter()
+            .map(|(a, u)| format!("{a} {}", u.input + u.output))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )?;
+    writeln!(
+        out,
+        "session: {}\nchange log: {}",
+        summary.session.display(),
+        summary.change_log.display()
+    )
+}
