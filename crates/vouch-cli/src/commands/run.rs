@@ -113,7 +113,7 @@ pub(crate) fn run(args: &RunArgs, ui: &mut Ui) -> Result<u8, CommandError> {
         Ended::Terminated { .. } => exit_codes::PASS,
         Ended::TurnCap { .. } | Ended::TokenBudget { .. } => exit_codes::CHECK_FAILED,
         Ended::Stuck { .. } => exit_codes::STUCK,
-        _ => exit_codes::INPUT_ERROR,
+        Ended::ModelFailed { .. } => exit_codes::INPUT_ERROR,
     })
 }
 
