@@ -2,6 +2,7 @@
 
 use serde_json::{Value, json};
 
+use crate::chat::{ChatReply, ChatRequest};
 use crate::client::{BoxFuture, ModelClient, Reply, Request, Usage};
 use crate::error::Error;
 use crate::http::Transport;
@@ -117,5 +118,30 @@ impl ModelClient for Anthropic {
 
     fn complete<'a>(&'a self, request: &'a Request) -> BoxFuture<'a, Result<Reply, Error>> {
         Box::pin(self.ask(request))
+    }
+
+    fn chat<'a>(&'a self, request: &'a ChatRequest) -> BoxFuture<'a, Result<ChatReply, Error>> {
+        Box::pin(async move {
+            let model = request
+                .model
+                .as_deref()
+                .or(self.model.as_deref())
+                .ok_or_else(|| {
+                    Error::Config(format!(
+                        "no model to ask at {}: give it a `Model`",
+                        self.base_url
+                    ))
+                })?;
+            let mut headers = vec![("anthropic-version", API_VERSION.to_owned())];
+            if let Some(key) = &self.api_key {
+                headers.push(("x-api-key", key.clone()));
+            }
+            let url = format!("{}/v1/messages", self.base_url);
+            let answer = self
+                .transport
+                .post_json(&url, &headers, &crate::anthropic_chat::body(request, model))
+                .await?;
+            crate::anthropic_chat::read(&self.transport, &answer, model)
+        })
     }
 }

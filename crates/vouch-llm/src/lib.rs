@@ -15,6 +15,7 @@
 #![deny(missing_docs)]
 
 mod anthropic;
+mod anthropic_chat;
 mod chat;
 mod cli;
 mod client;
@@ -22,6 +23,7 @@ mod error;
 mod http;
 mod limit;
 mod openai;
+mod openai_chat;
 mod retry;
 mod scripted;
 mod scripted_chat;

@@ -4,6 +4,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::{Value, json};
 
+use crate::chat::{ChatReply, ChatRequest};
 use crate::client::{BoxFuture, ModelClient, Reply, Request, Usage};
 use crate::error::Error;
 use crate::http::Transport;
@@ -194,5 +195,31 @@ impl ModelClient for OpenAiCompatible {
 
     fn complete<'a>(&'a self, request: &'a Request) -> BoxFuture<'a, Result<Reply, Error>> {
         Box::pin(self.ask(request))
+    }
+
+    fn chat<'a>(&'a self, request: &'a ChatRequest) -> BoxFuture<'a, Result<ChatReply, Error>> {
+        Box::pin(async move {
+            let model = request
+                .model
+                .as_deref()
+                .or(self.model.as_deref())
+                .ok_or_else(|| {
+                    Error::Config(format!(
+                        "no model to ask at {}: give it a `Model`",
+                        self.base_url
+                    ))
+                })?;
+            let url = format!("{}/chat/completions", self.base_url);
+            let headers: Vec<(&str, String)> = self
+                .api_key
+                .iter()
+                .map(|k| ("authorization", format!("Bearer {k}")))
+                .collect();
+            let answer = self
+                .transport
+                .post_json(&url, &headers, &crate::openai_chat::body(request, model))
+                .await?;
+            crate::openai_chat::read(&self.transport, &answer, model)
+        })
     }
 }

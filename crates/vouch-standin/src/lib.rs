@@ -24,6 +24,10 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
+mod conversation;
+
+pub use conversation::{Step, Wire, conversation};
+
 /// A request as the server read it.
 #[derive(Debug, Clone)]
 pub struct Request {

@@ -4,3 +4,4 @@
 
 mod runs;
 mod tools;
+mod wire;

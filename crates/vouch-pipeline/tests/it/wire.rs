@@ -1,0 +1,126 @@
+//! The same run with a real model client, against the in-process stand-in speaking OpenAI's
+//! and Anthropic's wire formats: tool definitions out, tool calls in, results back as each
+//! provider expects them.
+
+use serde_json::json;
+use vouch_pipeline::{Ended, RunConfig, RunOptions, models, run};
+use vouch_standin::{Server, Step, Wire, conversation};
+
+fn pipeline(provider: &str, url: &str) -> String {
+    format!(
+        r#"
+Models:
+  m: {{Provider: {provider}, Endpoint: "{url}", Model: standin, ApiKeyEnv: VOUCH_TEST_NO_SUCH_KEY}}
+Agents:
+  - {{Name: Developer, Instructions: "You are the Developer.", Model: m, Tools: [FileSystem, Shell, Handoff]}}
+  - {{Name: Tester, Instructions: "You are the Tester.", Model: m, Tools: [Shell]}}
+Selection:
+  Type: keyword
+  Routes:
+    - {{Keyword: "HANDOFF TO TESTER", Agent: Tester, Validators: [RequireWriteFile, RequireShellPass], RequiredCommandPattern: "sh test.sh", SourceAgents: [Developer]}}
+    - {{Keyword: APPROVED, Agent: Tester, Validator: RequireShellPass, SourceAgents: [Tester]}}
+Termination: {{Type: regex, Pattern: '(?m)^APPROVED$', AgentNames: [Tester]}}
+Budget: {{MaxTurns: 8}}
+"#
+    )
+}
+
+fn steps() -> Vec<(&'static str, Vec<Step>)> {
+    vec![
+        (
+            "the Developer",
+            vec![
+                Step::call(
+                    "write_file",
+                    json!({"path": "calc.sh", "content": "add() { echo $(( $1 + $2 )); }\n"}),
+                )
+                .and_call("shell_run", json!({"command": "sh test.sh"})),
+                Step::call("handoff", json!({"route_keyword": "HANDOFF TO TESTER"})),
+            ],
+        ),
+        (
+            "the Tester",
+            vec![
+                Step::call("shell_run", json!({"command": "sh test.sh"})),
+                Step::say("APPROVED"),
+            ],
+        ),
+    ]
+}
+
+fn run_against(wire: Wire, provider: &str) -> (vouch_pipeline::Summary, Vec<serde_json::Value>) {
+    let server = Server::start(conversation(wire, steps()));
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("pipeline.yaml"),
+        pipeline(provider, &server.url()),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("test.sh"),
+        ". ./calc.sh; [ \"$(add 2 3)\" = 5 ] && echo '1 passed, 0 failed'\n",
+    )
+    .unwrap();
+    let config =
+        RunConfig::load(&dir.path().join("pipeline.yaml")).unwrap_or_else(|e| panic!("{e}"));
+    let models = models::build(&config).unwrap();
+    let summary = run(
+        &config,
+        &models,
+        &RunOptions::new(dir.path(), "Make add() add."),
+        &mut |_| {},
+    )
+    .unwrap();
+    let bodies = server
+        .seen()
+        .iter()
+        .map(vouch_standin::Request::json)
+        .collect();
+    (summary, bodies)
+}
+
+#[test]
+fn an_openai_compatible_model_runs_the_pipeline() {
+    let (summary, bodies) = run_against(Wire::OpenAi, "openai");
+    assert!(
+        matches!(summary.ended, Ended::Terminated { .. }),
+        "{:?}",
+        summary.ended
+    );
+    assert_eq!(bodies.len(), 4);
+    // Tools went out as functions; the Developer's second request carries its calls' results.
+    assert_eq!(bodies[0]["tools"][0]["type"], "function");
+    let second = bodies[1]["messages"].as_array().unwrap();
+    let results: Vec<&str> = second
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        results,
+        ["wrote 31 bytes to calc.sh", "1 passed, 0 failed\n"]
+    );
+    assert_eq!(summary.tokens["Developer"].input, 200);
+}
+
+#[test]
+fn an_anthropic_model_runs_the_pipeline() {
+    let (summary, bodies) = run_against(Wire::Anthropic, "anthropic");
+    assert!(
+        matches!(summary.ended, Ended::Terminated { .. }),
+        "{:?}",
+        summary.ended
+    );
+    assert_eq!(bodies[0]["tools"][0]["input_schema"]["type"], "object");
+    // Roles alternate: the tool results are one user message of tool_result blocks.
+    let second = bodies[1]["messages"].as_array().unwrap();
+    let roles: Vec<&str> = second.iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["user", "assistant", "user"]);
+    let kinds: Vec<&str> = second[2]["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["tool_result", "tool_result"]);
+}
