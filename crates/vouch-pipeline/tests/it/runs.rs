@@ -204,3 +204,56 @@ fn the_change_log_is_not_the_agents_to_write() {
     );
     assert!(!dir.path().parent().unwrap().join("outside.txt").exists());
 }
+
+#[test]
+fn the_token_budget_ends_a_run_cleanly() {
+    let dir = project(SCRIPT);
+    let text = std::fs::read_to_string(dir.path().join("pipeline.yaml")).unwrap();
+    std::fs::write(
+        dir.path().join("pipeline.yaml"),
+        text.replace(
+            "Budget: {MaxTurns: 12}",
+            "Budget: {MaxTurns: 12, MaxTotalTokens: 60}",
+        ),
+    )
+    .unwrap();
+    let (summary, _) = run_project(dir.path());
+    let Ended::TokenBudget { tokens, budget } = summary.ended else {
+        panic!("{:?}", summary.ended)
+    };
+    assert_eq!(budget, 60);
+    assert!(tokens >= 60);
+    assert_eq!(summary.turns, 2, "the budget was spent by the second turn");
+}
+
+#[test]
+fn eight_runs_at_once_keep_their_evidence_apart() {
+    let dirs: Vec<tempfile::TempDir> = (0..8).map(|_| project(SCRIPT)).collect();
+    let summaries: Vec<vouch_pipeline::Summary> = std::thread::scope(|s| {
+        let handles: Vec<_> = dirs
+            .iter()
+            .map(|d| s.spawn(move || run_project(d.path()).0))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let mut sessions = std::collections::BTreeSet::new();
+    for (dir, summary) in dirs.iter().zip(&summaries) {
+        assert!(
+            matches!(summary.ended, Ended::Terminated { .. }),
+            "{:?}",
+            summary.ended
+        );
+        assert!(summary.change_log.starts_with(dir.path()));
+        let log = vouch_evidence::ChangeLog::read(&summary.change_log).unwrap();
+        // Each log holds its own run only: one session, two commands, each its own agent's.
+        assert_eq!(log.entries.len(), 3);
+        let ids: std::collections::BTreeSet<&str> = log
+            .entries
+            .iter()
+            .filter_map(|e| e.session_id.as_deref())
+            .collect();
+        assert_eq!(ids.len(), 1);
+        sessions.extend(ids.into_iter().map(str::to_owned));
+    }
+    assert_eq!(sessions.len(), 8, "every run is a session of its own");
+}
