@@ -74,7 +74,7 @@ pub enum Ended {
     /// The turn cap was reached first.
     TurnCap {
         /// The cap.
-        turns: u32,
+        cap: u32,
     },
     /// The token budget was spent first.
     TokenBudget {
@@ -201,6 +201,7 @@ pub fn run(
         },
         transcript: Vec::new(),
         run_id,
+        log: None,
     };
     state.user(&options.task);
     let cap = options.max_turns.or(config.budget.max_turns);
@@ -215,7 +216,7 @@ pub fn run(
     let ended = loop {
         if cap.is_some_and(|c| turns >= c) {
             break Ended::TurnCap {
-                turns: cap.unwrap_or(turns),
+                cap: cap.unwrap_or(turns),
             };
         }
         turns += 1;
@@ -317,6 +318,8 @@ struct RunState {
     session: Session,
     transcript: Vec<(Option<String>, ChatMessage)>,
     run_id: String,
+    /// The session's log, and how many of its events are in it: each turn appends its own.
+    log: Option<(std::fs::File, usize)>,
 }
 
 impl RunState {
@@ -459,13 +462,33 @@ impl RunState {
         Ok(Turn { usage, effects })
     }
 
-    /// Writes the session, whole, atomically.
-    fn save(&self, path: &Path) -> Result<(), RunError> {
+    /// Appends the events not yet written to the session's log (written first with its
+    /// header line): whole lines, so a reader of a run cut short sees every turn before it.
+    fn save(&mut self, path: &Path) -> Result<(), RunError> {
+        use std::io::Write;
+        let fail = |e: &dyn std::fmt::Display| {
+            RunError::Io(format!(
+                "cannot write the run's session {}: {e}",
+                path.display()
+            ))
+        };
         let mut bytes = Vec::new();
-        vouch_session::write_jsonl(&self.session, &mut bytes)
-            .map_err(|e| RunError::Io(format!("cannot write the run's session: {e}")))?;
-        let dir = path.parent().unwrap_or_else(|| Path::new("."));
-        vouch_evidence::write_atomically(path, dir, &bytes)?;
+        if self.log.is_none() {
+            vouch_session::write_jsonl_header(&self.session, &mut bytes).map_err(|e| fail(&e))?;
+            let file = std::fs::File::create(path).map_err(|e| fail(&e))?;
+            self.log = Some((file, 0));
+        }
+        let Some((file, written)) = &mut self.log else {
+            return Ok(());
+        };
+        vouch_session::write_jsonl_events(
+            &self.session,
+            &self.session.events[*written..],
+            &mut bytes,
+        )
+        .map_err(|e| fail(&e))?;
+        file.write_all(&bytes).map_err(|e| fail(&e))?;
+        *written = self.session.events.len();
         Ok(())
     }
 }
@@ -489,6 +512,10 @@ fn record_call(call: &ToolCallRequest, output: &tools::ToolOutput) -> (ToolCall,
 
 /// Appends the turn's effects to the change log, as one entry of the run's session.
 fn record(path: &Path, run_id: &str, agent: &str, effects: &[Effect]) -> Result<(), RunError> {
+    // A turn that changed and ran nothing has nothing to record.
+    if effects.is_empty() {
+        return Ok(());
+    }
     let mut turn = NewTurn::new(agent);
     turn.session_id = Some(run_id.to_owned());
     turn.activate = true;

@@ -155,9 +155,9 @@ fn write_summary(summary: &Summary, ui: &mut Ui) -> std::io::Result<()> {
             s.fail,
             agent.as_deref().unwrap_or("the agent")
         ),
-        Ended::TurnCap { turns } => {
+        Ended::TurnCap { cap } => {
             format!(
-                "{}stopped{:#}: the cap of {turns} turns was reached",
+                "{}stopped{:#}: the cap of {cap} turns was reached",
                 s.fail, s.fail
             )
         }

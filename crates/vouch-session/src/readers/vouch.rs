@@ -310,6 +310,24 @@ pub fn write_jsonl<W: Write + ?Sized>(session: &Session, out: &mut W) -> Result<
     Ok(())
 }
 
+/// Writes the header line of `session` (without its subagents) in vouch's JSONL format: the
+/// start of a log that [`write_jsonl_events`] then appends to, as a run goes on.
+pub fn write_jsonl_header<W: Write + ?Sized>(session: &Session, out: &mut W) -> Result<(), Error> {
+    write_json_line(out, &header(session, Some("0".to_owned()), None))
+}
+
+/// Writes `events` of `session` as event lines of vouch's JSONL format, after its header line.
+pub fn write_jsonl_events<W: Write + ?Sized>(
+    session: &Session,
+    events: &[Event],
+    out: &mut W,
+) -> Result<(), Error> {
+    for e in events {
+        write_json_line(out, &event_line(session, e)?)?;
+    }
+    Ok(())
+}
+
 /// Writes a session as one JSON document: the header's fields, `events`, and `subagents`
 /// nested the same way.
 pub fn write_json<W: Write + ?Sized>(session: &Session, out: &mut W) -> Result<(), Error> {
