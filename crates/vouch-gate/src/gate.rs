@@ -138,22 +138,35 @@ impl GateSet {
         &self.config
     }
 
+    /// Returns the gate of a state machine's transition: the validators and contracts of every
+    /// transition of `keyword` (matched case-insensitively) out of state `from`; `None` when
+    /// that state has no such transition.
+    pub fn transition(&self, keyword: &str, from: &str) -> Option<Gate<'_>> {
+        let keyword = keyword.trim();
+        self.gate_of(|r| {
+            r.keyword.eq_ignore_ascii_case(keyword)
+                && r.transition
+                    .as_ref()
+                    .is_some_and(|t| t.from.eq_ignore_ascii_case(from))
+        })
+    }
+
     /// Returns the gate of a handoff: the validators of every route of `keyword` (matched
     /// case-insensitively) that `agent` may use, in the order of the routes; `None` when no
     /// route takes the keyword from that agent.
     pub fn handoff(&self, keyword: &str, agent: Option<&str>) -> Option<Gate<'_>> {
         let keyword = keyword.trim();
+        self.gate_of(|r| r.keyword.eq_ignore_ascii_case(keyword) && r.allows(agent))
+    }
+
+    /// Returns the gate of the routes `take` selects, in order; `None` when it selects none.
+    fn gate_of(&self, take: impl Fn(&Route) -> bool) -> Option<Gate<'_>> {
         let matching: Vec<usize> = (0..self.config.routes.len())
-            .filter(|&i| {
-                let r = &self.config.routes[i];
-                r.keyword.eq_ignore_ascii_case(keyword) && r.allows(agent)
-            })
+            .filter(|&i| take(&self.config.routes[i]))
             .collect();
-        if matching.is_empty() {
-            return None;
-        }
+        let first = *matching.first()?;
         Some(Gate {
-            keyword: self.config.routes[matching[0]].keyword.clone(),
+            keyword: self.config.routes[first].keyword.clone(),
             routes: matching.iter().map(|&i| &self.config.routes[i]).collect(),
             predicates: matching
                 .iter()

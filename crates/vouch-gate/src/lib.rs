@@ -60,8 +60,8 @@ pub mod yaml {
 pub use alternatives::{Alternatives, CommandPattern};
 pub use config::{
     CommandPatterns, ConfigError, ConfigErrors, Contract as ContractConfig, ContractRef,
-    DeclaredAgent, Hooks, Location, PipelineConfig, PredicateRef, Route, Termination,
-    TerminationKind, TestSelector, Validation, ValidatorRef, load as load_config,
+    DeclaredAgent, Hooks, Location, MachineState, PipelineConfig, PredicateRef, Route, StateLink,
+    Termination, TerminationKind, TestSelector, Validation, ValidatorRef, load as load_config,
     parse as parse_config,
 };
 pub use contracts::{

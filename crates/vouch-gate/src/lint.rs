@@ -246,6 +246,16 @@ fn cap(config: &PipelineConfig, out: &mut Vec<ConfigError>) {
                 ));
             }
         }
+        None if config.states.iter().any(|s| s.terminal) => {
+            if let Some(first) = config.routes.first() {
+                out.push(problem(
+                    first.location,
+                    first.key_path.clone(),
+                    "the state machine has no `Termination`: a run that never reaches a terminal state never ends".to_owned(),
+                    "add `Termination:` with `Type: maxiterations` and `MaxIterations: 40`".to_owned(),
+                ));
+            }
+        }
         None => {
             if let Some(first) = config.routes.first() {
                 out.push(problem(

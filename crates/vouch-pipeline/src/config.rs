@@ -500,7 +500,30 @@ fn check_against_gates(r: &mut Reader, gates: &GateSet, config: &RunSections) {
             );
         }
     }
-    for route in gates.config().routes() {
+    for state in gates.config().states() {
+        if let Some(agent) = &state.agent
+            && !config
+                .agents
+                .iter()
+                .any(|a| a.name.eq_ignore_ascii_case(agent))
+        {
+            r.error(
+                state.location,
+                &state.key_path,
+                format!(
+                    "state `{}` is spoken by `{agent}`, which `Agents` does not declare",
+                    state.name
+                ),
+                None,
+            );
+        }
+    }
+    for route in gates
+        .config()
+        .routes()
+        .iter()
+        .filter(|r| r.transition.is_none())
+    {
         if let Some(to) = &route.agent
             && !config
                 .agents

@@ -209,8 +209,16 @@ pub fn run(
     let mut tokens: BTreeMap<String, Usage> = BTreeMap::new();
     let mut turns = 0u32;
     let mut corrections = 0u32;
-    let Some(first) = config.agents.first() else {
-        return Err(RunError::Io("the pipeline has no agents".into()));
+    // A state machine starts with its first state's agent; keyword selection with the first
+    // agent of `Agents`.
+    let first = match config.gates().config().states().first() {
+        Some(state) => state.agent.as_deref().and_then(|a| config.agent(a)),
+        None => config.agents.first(),
+    };
+    let Some(first) = first else {
+        return Err(RunError::Io(
+            "the pipeline has no agent to start with".into(),
+        ));
     };
     let mut agent: &AgentConfig = first;
     let ended = loop {

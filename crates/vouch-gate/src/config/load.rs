@@ -9,8 +9,8 @@ use serde_saphyr::Spanned;
 
 use crate::config::error::{ConfigError, ConfigErrors, did_you_mean};
 use crate::config::model::{
-    Contract, ContractRef, DeclaredAgent, Hooks, PipelineConfig, PredicateRef, Route, Termination,
-    TerminationKind, TestSelector, Validation, ValidatorRef,
+    Contract, ContractRef, DeclaredAgent, Hooks, MachineState, PipelineConfig, PredicateRef, Route,
+    StateLink, Termination, TerminationKind, TestSelector, Validation, ValidatorRef,
 };
 use crate::config::node::{Location, Node};
 use crate::config::reader::{Map, Reader, join, parse_yaml};
@@ -156,7 +156,7 @@ impl Cx {
             config.contracts = self.contracts(node, &p);
         }
         if let Some((node, p)) = top.get("Selection") {
-            (config.routes, config.stuck_threshold) = self.selection(node, &p);
+            (config.routes, config.stuck_threshold, config.states) = self.selection(node, &p);
         }
         if let Some((node, p)) = top.get("Agents") {
             config.agents = agent_names(node, &p);
@@ -206,21 +206,30 @@ impl Cx {
         config
     }
 
-    /// Reads `Selection`: its routes and its stuck threshold.
-    fn selection(&mut self, node: &Spanned<Node>, path: &str) -> (Vec<Route>, u32) {
+    /// Reads `Selection`: its routes (a state machine's transitions among them), its stuck
+    /// threshold and a state machine's states.
+    fn selection(
+        &mut self,
+        node: &Spanned<Node>,
+        path: &str,
+    ) -> (Vec<Route>, u32, Vec<MachineState>) {
         let Some(mut m) = self.map(node, path) else {
-            return (Vec::new(), 3);
+            return (Vec::new(), 3, Vec::new());
         };
+        let mut machine = false;
         if let Some((n, p)) = m.get("Type")
             && let Some(kind) = self.string(n, &p)
-            && !kind.eq_ignore_ascii_case("keyword")
         {
-            self.error(
-                Location::of(n),
-                &p,
-                format!("unsupported selection type `{kind}`"),
-                Some("vouch routes by `keyword`".into()),
-            );
+            if kind.eq_ignore_ascii_case("statemachine") {
+                machine = true;
+            } else if !kind.eq_ignore_ascii_case("keyword") {
+                self.error(
+                    Location::of(n),
+                    &p,
+                    format!("unsupported selection type `{kind}`"),
+                    Some("vouch routes by `keyword` or by `statemachine`".into()),
+                );
+            }
         }
         let mut routes = Vec::new();
         if let Some((n, p)) = m.get("Routes") {
@@ -241,12 +250,249 @@ impl Cx {
                 ),
             }
         }
+        let mut states = Vec::new();
+        match (machine, m.get("States")) {
+            (true, Some((n, p))) => {
+                let (s, transitions) = self.states(n, &p);
+                states = s;
+                routes.extend(transitions);
+            }
+            (true, None) => self.error(
+                m.location,
+                path,
+                "a `statemachine` selection needs `States`",
+                None,
+            ),
+            (false, Some((n, p))) => self.error(
+                Location::of(n),
+                &p,
+                "`States` belong to a `statemachine` selection",
+                Some("write `Type: statemachine`".into()),
+            ),
+            (false, None) => {}
+        }
         let threshold = m
             .get("StuckThreshold")
             .and_then(|(n, p)| self.number(n, &p))
             .map_or(3, |t| t.max(1));
-        self.unknown_keys(&m, &["Type", "Routes", "StuckThreshold"]);
-        (routes, threshold)
+        self.unknown_keys(&m, &["Type", "Routes", "States", "StuckThreshold"]);
+        (routes, threshold, states)
+    }
+
+    /// Reads a state machine's `States`: each state, and its transitions as routes. Every
+    /// transition leads to a declared state, and every state is reachable from the first.
+    fn states(&mut self, node: &Spanned<Node>, path: &str) -> (Vec<MachineState>, Vec<Route>) {
+        let Node::Seq(items) = &node.value else {
+            self.error(Location::of(node), path, "expected a list of states", None);
+            return (Vec::new(), Vec::new());
+        };
+        let mut states: Vec<MachineState> = Vec::new();
+        let mut routes: Vec<(Route, Location)> = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            let p = format!("{path}[{i}]");
+            let Some(mut m) = self.map(item, &p) else {
+                continue;
+            };
+            let name = m.get("Name").and_then(|(n, pp)| self.string(n, &pp));
+            let agent = m.get("Agent").and_then(|(n, pp)| self.string(n, &pp));
+            let terminal = m
+                .get("Terminal")
+                .and_then(|(n, pp)| self.boolean(n, &pp))
+                .unwrap_or(false);
+            let Some(name) = name else {
+                self.error(m.location, &p, "a state needs a `Name`", None);
+                continue;
+            };
+            if states.iter().any(|s| s.name.eq_ignore_ascii_case(&name)) {
+                self.error(
+                    m.location,
+                    &p,
+                    format!("state `{name}` is declared twice"),
+                    None,
+                );
+            }
+            if let Some((n, tp)) = m.get("Transitions") {
+                match &n.value {
+                    Node::Seq(list) => {
+                        for (k, t) in list.iter().enumerate() {
+                            let tp = format!("{tp}[{k}]");
+                            if let Some(route) = self.transition(t, &tp, &name, agent.as_deref()) {
+                                routes.push(route);
+                            }
+                        }
+                    }
+                    Node::Null => {}
+                    other => self.error(
+                        Location::of(n),
+                        &tp,
+                        format!("expected a list of transitions, found {}", other.kind()),
+                        None,
+                    ),
+                }
+            }
+            self.unknown_keys(&m, &["Name", "Agent", "Terminal", "Transitions"]);
+            if agent.is_none() && !terminal {
+                self.error(
+                    m.location,
+                    &p,
+                    format!("state `{name}` needs an `Agent` (or `Terminal: true`)"),
+                    None,
+                );
+            }
+            states.push(MachineState {
+                name,
+                agent,
+                terminal,
+                location: m.location,
+                key_path: p,
+            });
+        }
+        // Each transition leads to a state; the route goes to that state's agent.
+        let mut out = Vec::new();
+        for (mut route, to_at) in routes {
+            let Some(link) = route.transition.clone() else {
+                continue;
+            };
+            match states
+                .iter()
+                .find(|s| s.name.eq_ignore_ascii_case(&link.to))
+            {
+                Some(target) => {
+                    route.agent.clone_from(&target.agent);
+                    route.transition = Some(StateLink {
+                        from: link.from,
+                        to: target.name.clone(),
+                    });
+                    out.push(route);
+                }
+                None => {
+                    let names: Vec<&str> = states.iter().map(|s| s.name.as_str()).collect();
+                    self.error(
+                        to_at,
+                        &format!("{}.To", route.key_path),
+                        format!(
+                            "transition to `{}`, which `States` does not declare",
+                            link.to
+                        ),
+                        Some(format!("states: {}", names.join(", "))),
+                    );
+                }
+            }
+        }
+        // Every state is reachable from the first.
+        let mut reached: Vec<&str> = states
+            .first()
+            .map(|s| s.name.as_str())
+            .into_iter()
+            .collect();
+        let mut i = 0;
+        while i < reached.len() {
+            let from = reached[i];
+            for r in &out {
+                if let Some(link) = &r.transition
+                    && link.from.eq_ignore_ascii_case(from)
+                    && !reached.iter().any(|s| s.eq_ignore_ascii_case(&link.to))
+                {
+                    reached.push(&link.to);
+                }
+            }
+            i += 1;
+        }
+        for s in &states {
+            if !reached.iter().any(|r| r.eq_ignore_ascii_case(&s.name)) {
+                self.error(
+                    s.location,
+                    &s.key_path,
+                    format!(
+                        "state `{}` cannot be reached from the first state, `{}`",
+                        s.name, states[0].name
+                    ),
+                    None,
+                );
+            }
+        }
+        (states, out)
+    }
+
+    /// Reads one transition of state `from` (spoken by `agent`) as a route; its `To` is
+    /// resolved once every state is read. Returns it with where `To` was written.
+    fn transition(
+        &mut self,
+        node: &Spanned<Node>,
+        path: &str,
+        from: &str,
+        agent: Option<&str>,
+    ) -> Option<(Route, Location)> {
+        let mut m = self.map(node, path)?;
+        let signal = m
+            .get("Signal")
+            .and_then(|(n, p)| self.string(n, &p))
+            .filter(|k| !k.trim().is_empty());
+        let to = m
+            .get("To")
+            .and_then(|(n, p)| Some((self.string(n, &p)?, Location::of(n))));
+        let validators = self.validator_keys(&mut m);
+        let source_agents: Vec<String> = m
+            .get("SourceAgents")
+            .map(|(n, p)| self.strings(n, &p))
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(s, _)| s)
+            .collect();
+        let (required_command_pattern, shell_fallback_pattern) = self.patterns(&mut m);
+        let mut contracts = self.contract_refs(&mut m);
+        if let Some((n, p)) = m.get("Contract") {
+            contracts.extend(self.contract_names(n, &p));
+        }
+        let requires = self.requires_key(&mut m);
+        self.unknown_keys(
+            &m,
+            &[
+                "To",
+                "Signal",
+                "Contract",
+                "Contracts",
+                "Validator",
+                "Validators",
+                "SourceAgents",
+                "RequiredCommandPattern",
+                "ShellFallbackPattern",
+                "Requires",
+            ],
+        );
+        let (Some(signal), Some((to, to_at))) = (signal, to) else {
+            self.error(
+                m.location,
+                path,
+                "a transition needs a `To` and a `Signal`",
+                None,
+            );
+            return None;
+        };
+        let source_agents = if source_agents.is_empty() {
+            agent.map(str::to_owned).into_iter().collect()
+        } else {
+            source_agents
+        };
+        Some((
+            Route {
+                keyword: signal.trim().to_owned(),
+                agent: None,
+                validators,
+                source_agents,
+                required_command_pattern,
+                shell_fallback_pattern,
+                contracts,
+                requires,
+                location: m.location,
+                key_path: path.to_owned(),
+                transition: Some(StateLink {
+                    from: from.to_owned(),
+                    to,
+                }),
+            },
+            to_at,
+        ))
     }
 
     fn route(&mut self, node: &Spanned<Node>, path: &str) -> Option<Route> {
@@ -292,6 +538,7 @@ impl Cx {
             requires,
             location: m.location,
             key_path: path.to_owned(),
+            transition: None,
         })
     }
 
@@ -604,6 +851,12 @@ impl Cx {
         let Some((node, path)) = m.get("Contracts") else {
             return Vec::new();
         };
+        self.contract_names(node, &path)
+    }
+
+    /// Resolves the contract names of `node` (one, or a list) to the declared contracts.
+    fn contract_names(&mut self, node: &Spanned<Node>, path: &str) -> Vec<ContractRef> {
+        let path = path.to_owned();
         let names = self.strings(node, &path);
         let mut refs = Vec::new();
         for (name, location) in names {

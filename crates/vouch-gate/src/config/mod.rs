@@ -11,8 +11,9 @@ pub use error::{ConfigError, ConfigErrors};
 pub(crate) use load::parse_partial;
 pub use load::{load, parse};
 pub use model::{
-    CommandPatterns, Contract, ContractRef, DeclaredAgent, Hooks, PipelineConfig, PredicateRef,
-    Route, Termination, TerminationKind, TestSelector, Validation, ValidatorRef,
+    CommandPatterns, Contract, ContractRef, DeclaredAgent, Hooks, MachineState, PipelineConfig,
+    PredicateRef, Route, StateLink, Termination, TerminationKind, TestSelector, Validation,
+    ValidatorRef,
 };
 pub use node::{Location, Node};
 pub use reader::{Map, Reader, parse_yaml};

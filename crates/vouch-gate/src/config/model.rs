@@ -38,6 +38,34 @@ pub struct PipelineConfig {
     /// The agents of the orchestrator's `Agents` section, when it has one: the first is where
     /// a run starts. vouch reads only their names.
     pub(crate) agents: Vec<DeclaredAgent>,
+    /// The states of a `statemachine` selection, the initial one first; empty for keyword
+    /// selection. Their transitions are among `routes`.
+    pub(crate) states: Vec<MachineState>,
+}
+
+/// A state of a `statemachine` selection.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct MachineState {
+    /// `Name`.
+    pub name: String,
+    /// `Agent`: who speaks in this state.
+    pub agent: Option<String>,
+    /// `Terminal`: entering the state ends the run.
+    pub terminal: bool,
+    /// Where it was written.
+    pub location: Location,
+    /// Its key path (`Selection.States[1]`).
+    pub key_path: String,
+}
+
+/// The states a transition (a route of a state machine) leads between.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateLink {
+    /// The state it fires from.
+    pub from: String,
+    /// The state it leads to.
+    pub to: String,
 }
 
 /// An agent the orchestrator's `Agents` section declares.
@@ -107,6 +135,19 @@ impl PipelineConfig {
         &self.agents
     }
 
+    /// Returns the states of a `statemachine` selection, the initial one first (empty for
+    /// keyword selection).
+    pub fn states(&self) -> &[MachineState] {
+        &self.states
+    }
+
+    /// Returns the state named `name`.
+    pub fn state(&self, name: &str) -> Option<&MachineState> {
+        self.states
+            .iter()
+            .find(|s| s.name.eq_ignore_ascii_case(name))
+    }
+
     /// Returns the configuration of an empty file at `path`: no routes, every default.
     pub fn empty(path: &std::path::Path) -> PipelineConfig {
         PipelineConfig {
@@ -119,6 +160,7 @@ impl PipelineConfig {
             contracts: Vec::new(),
             stuck_threshold: 3,
             agents: Vec::new(),
+            states: Vec::new(),
         }
     }
 }
@@ -181,6 +223,8 @@ pub struct Route {
     pub location: Location,
     /// Its key path (`Orchestration.Selection.Routes[2]`).
     pub key_path: String,
+    /// For a transition of a state machine, the states it leads between.
+    pub transition: Option<StateLink>,
 }
 
 /// The command patterns a route (or the stop hook) gives its validators.

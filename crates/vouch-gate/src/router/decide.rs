@@ -157,10 +157,11 @@ impl Router {
             });
         }
         let mut state = state.clone();
-        let decision = match self.verdict(history, &reply, agent, iteration) {
+        let current = self.current_state(&state).map(str::to_owned);
+        let decision = match self.verdict(history, &reply, agent, iteration, current.as_deref()) {
             Step::Done(decision) => {
                 state.counters.remove(agent.unwrap_or(""));
-                decision
+                self.enter(decision, current.as_deref(), agent, &mut state)
             }
             Step::Correct {
                 kind,
@@ -202,6 +203,51 @@ impl Router {
         })
     }
 
+    /// Returns the current state of a state machine (its first state before any transition);
+    /// `None` for keyword selection.
+    fn current_state<'a>(&'a self, state: &'a RouterState) -> Option<&'a str> {
+        let first = self.gates.config().states().first()?;
+        Some(state.state.as_deref().unwrap_or(&first.name))
+    }
+
+    /// Follows a state machine's transition that `decision` takes: the state becomes its
+    /// target, and a terminal target ends the run. Keyword selection passes it through.
+    fn enter(
+        &self,
+        decision: Decision,
+        current: Option<&str>,
+        agent: Option<&str>,
+        state: &mut RouterState,
+    ) -> Decision {
+        let (Decision::Route { keyword, .. }, Some(from)) = (&decision, current) else {
+            return decision;
+        };
+        let Some(link) = self
+            .gates
+            .transition(keyword, from)
+            .and_then(|g| g.routes.first().and_then(|r| r.transition.clone()))
+        else {
+            return decision;
+        };
+        let terminal = self
+            .gates
+            .config()
+            .state(&link.to)
+            .is_some_and(|s| s.terminal);
+        state.state = Some(link.to.clone());
+        if terminal {
+            Decision::Terminate {
+                reason: format!(
+                    "{} wrote `{keyword}` in state `{from}`, its transition's gates passed, and `{}` is a terminal state.",
+                    agent.unwrap_or("the agent"),
+                    link.to
+                ),
+            }
+        } else {
+            decision
+        }
+    }
+
     /// Decides on the reply, before the stuck counter has its say.
     fn verdict(
         &self,
@@ -209,6 +255,7 @@ impl Router {
         reply: &Reply<'_>,
         agent: Option<&str>,
         iteration: u32,
+        current: Option<&str>,
     ) -> Step {
         if let Some(cap) = self.cap
             && iteration >= cap
@@ -225,7 +272,7 @@ impl Router {
                 None => {
                     return Step::correct(
                         CorrectionKind::UnknownKeyword,
-                        messages::unknown_keyword(keyword, agent, &self.allowed(agent)),
+                        messages::unknown_keyword(keyword, agent, &self.allowed(agent, current)),
                     );
                 }
             },
@@ -243,7 +290,7 @@ impl Router {
             [] if matched.is_empty() => {
                 return Step::correct(
                     CorrectionKind::NoKeyword,
-                    messages::no_keyword(agent, &self.allowed(agent)),
+                    messages::no_keyword(agent, &self.allowed(agent, current)),
                 );
             }
             [] => {
@@ -255,13 +302,22 @@ impl Router {
             }
             [one] => {
                 let keyword = self.keywords.get(*one);
-                match self.gates.handoff(keyword, agent) {
+                let gate = match current {
+                    Some(from) => self.gates.transition(keyword, from),
+                    None => self.gates.handoff(keyword, agent),
+                };
+                match gate {
                     Some(gate) => (Some(keyword), gate),
                     None => {
                         let owners = self.owners(keyword);
                         return Step::correct(
                             CorrectionKind::ForeignKeyword,
-                            messages::foreign(keyword, &owners, agent, &self.allowed(agent)),
+                            messages::foreign(
+                                keyword,
+                                &owners,
+                                agent,
+                                &self.allowed(agent, current),
+                            ),
                         );
                     }
                 }
@@ -317,16 +373,17 @@ impl Router {
             .collect()
     }
 
-    /// Returns the keywords `agent` may use, each once, in the order of the routes.
-    fn allowed(&self, agent: Option<&str>) -> Vec<&str> {
+    /// Returns the keywords `agent` may use — in a state machine, the signals of the current
+    /// state's transitions — each once, in the order of the routes.
+    fn allowed(&self, agent: Option<&str>, current: Option<&str>) -> Vec<&str> {
         let mut out: Vec<&str> = Vec::new();
-        for route in self
-            .gates
-            .config()
-            .routes
-            .iter()
-            .filter(|r| r.allows(agent))
-        {
+        for route in self.gates.config().routes.iter().filter(|r| match current {
+            Some(from) => r
+                .transition
+                .as_ref()
+                .is_some_and(|t| t.from.eq_ignore_ascii_case(from)),
+            None => r.allows(agent),
+        }) {
             if !out.iter().any(|k| k.eq_ignore_ascii_case(&route.keyword)) {
                 out.push(&route.keyword);
             }

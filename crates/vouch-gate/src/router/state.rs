@@ -18,6 +18,9 @@ pub struct RouterState {
     /// The last reply decided and what was decided: deciding it again changes nothing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last: Option<Acted>,
+    /// The current state of a `statemachine` selection; its first state when `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
 }
 
 /// A reply the router has acted on.

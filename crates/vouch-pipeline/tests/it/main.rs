@@ -2,6 +2,7 @@
 
 #![expect(clippy::unwrap_used, reason = "tests fail loudly")]
 
+mod machine;
 mod runs;
 mod tools;
 mod wire;
