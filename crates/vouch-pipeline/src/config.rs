@@ -125,28 +125,12 @@ impl RunConfig {
         let text = std::fs::read_to_string(path)
             .map_err(|e| ConfigErrors::whole(path, format!("failed to read the file: {e}")))?;
         let gates = GateSet::load(path);
-        let mut r = Reader::default();
-        let mut config = RunSections::default();
-        match parse_yaml(&text) {
-            Ok(root) => read(&mut r, &root, path, &mut config),
-            Err(e) => r.errors.push(e),
-        }
+        let (config, runner_errors) = run_sections(path, &text, gates.as_ref().ok());
         let mut errors: Vec<ConfigError> = match &gates {
             Ok(_) => Vec::new(),
             Err(e) => e.errors.clone(),
         };
-        if let Ok(gates) = &gates {
-            check_against_gates(&mut r, gates, &config);
-        }
-        // The YAML's own syntax error is reported by both readers; keep it once.
-        for e in r.errors {
-            if !errors
-                .iter()
-                .any(|x| x.location == e.location && x.message == e.message)
-            {
-                errors.push(e);
-            }
-        }
+        merge(&mut errors, runner_errors);
         match gates {
             Ok(gates) if errors.is_empty() => Ok(RunConfig {
                 path: path.to_owned(),
@@ -167,10 +151,7 @@ impl RunConfig {
                 file_deny: config.file_deny,
                 budget: config.budget,
             }),
-            _ => {
-                errors.sort_by_key(|e| (e.location.line, e.location.column));
-                Err(ConfigErrors::new(path, &text, errors))
-            }
+            _ => Err(ConfigErrors::new(path, &text, errors)),
         }
     }
 
@@ -190,6 +171,60 @@ impl RunConfig {
     pub fn model(&self, alias: &str) -> Option<&ModelConfig> {
         self.models.iter().find(|m| m.alias == alias)
     }
+}
+
+/// Returns every problem of the pipeline in `text`: the gates' lint, and — when it declares
+/// `Models`, so that it is meant to run — the runner's sections too.
+pub fn lint(path: &Path, text: &str) -> ConfigErrors {
+    let mut report = vouch_gate::lint(path, text);
+    let runnable = parse_yaml(text).ok().is_some_and(|root| {
+        let top = match &root.value {
+            Node::Map(entries) => entries
+                .iter()
+                .find(|(k, _)| k.value == "Orchestration")
+                .map_or(&root, |(_, v)| v),
+            _ => &root,
+        };
+        matches!(&top.value, Node::Map(entries) if entries.iter().any(|(k, _)| k.value == "Models"))
+    });
+    if runnable {
+        let gates = vouch_gate::parse_config(path, text).ok().map(GateSet::new);
+        let (_, problems) = run_sections(path, text, gates.as_ref());
+        merge(&mut report.errors, problems);
+    }
+    report
+}
+
+/// Adds `more` to `errors`, each problem once (both readers report the YAML's own syntax
+/// error), in the order of the file.
+fn merge(errors: &mut Vec<ConfigError>, more: Vec<ConfigError>) {
+    for e in more {
+        if !errors
+            .iter()
+            .any(|x| x.location == e.location && x.message == e.message)
+        {
+            errors.push(e);
+        }
+    }
+    errors.sort_by_key(|e| (e.location.line, e.location.column));
+}
+
+/// Reads the runner's sections of `text` and checks them against `gates` when those loaded.
+fn run_sections(
+    path: &Path,
+    text: &str,
+    gates: Option<&GateSet>,
+) -> (RunSections, Vec<ConfigError>) {
+    let mut r = Reader::default();
+    let mut config = RunSections::default();
+    match parse_yaml(text) {
+        Ok(root) => read(&mut r, &root, path, &mut config),
+        Err(e) => r.errors.push(e),
+    }
+    if let Some(gates) = gates {
+        check_against_gates(&mut r, gates, &config);
+    }
+    (config, r.errors)
 }
 
 /// The runner's sections as read, before they meet the gates.

@@ -36,6 +36,6 @@ mod run;
 pub mod tools;
 mod workspace;
 
-pub use config::{AgentConfig, Budget, ModelConfig, Provider, RunConfig};
+pub use config::{AgentConfig, Budget, ModelConfig, Provider, RunConfig, lint};
 pub use run::{Ended, Models, Progress, RUN_DIR, RunError, RunOptions, Summary, run};
 pub use workspace::{Access, Refused, Workspace};

@@ -104,4 +104,25 @@ fn configuration_errors_are_shown_at_their_places_all_at_once() {
     let out = vouch_in(dir.path(), &["run", "bad.yaml", "--task", "t"]);
     assert_eq!(out.status.code(), Some(2));
     insta::assert_snapshot!(render(&out).replace(&*dir.path().to_string_lossy(), "<dir>"));
+    // `vouch gate lint` reports the runner's problems beside the gates' own.
+    let lint = vouch_in(
+        dir.path(),
+        &["gate", "lint", "bad.yaml", "--format", "json"],
+    );
+    assert_eq!(lint.status.code(), Some(1));
+    let files: serde_json::Value = serde_json::from_slice(&lint.stdout).unwrap();
+    let messages: Vec<&str> = files[0]["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["message"].as_str().unwrap())
+        .collect();
+    assert!(
+        messages.contains(&"unknown tool or plugin `Teleport`"),
+        "{messages:?}"
+    );
+    assert!(
+        messages.contains(&"unknown provider `llama`"),
+        "{messages:?}"
+    );
 }

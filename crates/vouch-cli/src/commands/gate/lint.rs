@@ -57,7 +57,7 @@ pub(crate) fn run(args: &LintArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     for path in &args.files {
         let text = std::fs::read_to_string(path)
             .map_err(|e| CommandError::input(format!("cannot read `{}`: {e}", path.display())))?;
-        reports.push(vouch_gate::lint(path, &text));
+        reports.push(vouch_pipeline::lint(path, &text));
     }
     let problems = reports.iter().any(|r| !r.errors.is_empty());
     match args.format {
