@@ -66,7 +66,7 @@ pub struct Reply {
 }
 
 /// Tokens a reply cost, as the provider counted them.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Usage {
     /// Tokens read: the prompt (cached prompt tokens included).
     pub input: u64,
@@ -135,6 +135,12 @@ pub trait ModelClient: Send + Sync + std::fmt::Debug {
 
     /// Asks the model.
     fn complete<'a>(&'a self, request: &'a Request) -> BoxFuture<'a, Result<Reply, Error>>;
+
+    /// Tells the client that `agent` already took `steps` steps of its conversation (a run
+    /// resumed from its journal): a scripted model goes on from there; others need nothing.
+    fn skip_steps(&self, agent: &str, steps: usize) {
+        let _ = (agent, steps);
+    }
 
     /// Takes one step of a conversation with tools. Clients that cannot hold one (the agent
     /// CLIs) answer that they cannot.

@@ -31,11 +31,12 @@
 #![deny(missing_docs)]
 
 mod config;
+mod journal;
 pub mod models;
 mod run;
 pub mod tools;
 mod workspace;
 
 pub use config::{AgentConfig, Budget, ModelConfig, Provider, RunConfig, lint};
-pub use run::{Ended, Models, Progress, RUN_DIR, RunError, RunOptions, Summary, run};
+pub use run::{Ended, Models, Progress, RUN_DIR, RunError, RunOptions, Summary, resume, run};
 pub use workspace::{Access, Refused, Workspace};

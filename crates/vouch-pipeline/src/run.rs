@@ -21,10 +21,11 @@ use vouch_evidence::{NewCommand, NewTurn};
 use vouch_gate::{Decision, History, RouterState};
 use vouch_llm::{ChatMessage, ChatRequest, ModelClient, ToolCallRequest, ToolSpec, Usage};
 use vouch_session::{
-    Actor, Args, EventKind, Format, Message, Output, Role, Session, ToolCall, ToolResult,
+    Actor, Args, EventKind, Format, Message, Outcome, Output, Role, Session, ToolCall, ToolResult,
 };
 
 use crate::config::{AgentConfig, RunConfig};
+use crate::journal::{self, Journal, Record};
 use crate::tools::{self, Effect, ToolContext};
 use crate::workspace::Workspace;
 
@@ -163,11 +164,51 @@ pub type Models = BTreeMap<String, Arc<dyn ModelClient>>;
 /// Where a run keeps its own record, under the working directory.
 pub const RUN_DIR: &str = ".vouch/run";
 
-/// Runs `config` on `options` with `models`, reporting to `progress`.
+/// Runs `config` on `options` with `models`, reporting to `progress`: a new run, whatever
+/// the working directory held of an earlier one.
 pub fn run(
     config: &RunConfig,
     models: &Models,
     options: &RunOptions,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<Summary, RunError> {
+    execute(config, models, options, false, progress)
+}
+
+/// Continues the run that was interrupted in `options.workdir` (killed, or stopped) from its
+/// journal: the conversation, the session and the router's state are rebuilt exactly, a call
+/// that was running when the run stopped is run again, and the run goes on. `options.task` is
+/// ignored: the journal holds the task.
+pub fn resume(
+    config: &RunConfig,
+    models: &Models,
+    options: &RunOptions,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<Summary, RunError> {
+    execute(config, models, options, true, progress)
+}
+
+/// A turn the journal shows begun but not decided.
+#[derive(Debug, Default)]
+struct Pending {
+    /// The effects of its answered calls.
+    effects: Vec<Effect>,
+    /// Calls made so far.
+    calls_made: u32,
+    /// The last step's calls, and which of them were answered.
+    last_calls: Vec<ToolCallRequest>,
+    answered: Vec<String>,
+    /// True when the last step called no tool: the model has had its say.
+    finished: bool,
+    /// True when a `handoff` was answered.
+    handed_off: bool,
+}
+
+fn execute(
+    config: &RunConfig,
+    models: &Models,
+    options: &RunOptions,
+    resuming: bool,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Summary, RunError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -180,6 +221,7 @@ pub fn run(
     std::fs::create_dir_all(&run_dir)
         .map_err(|e| RunError::Io(format!("cannot make {}: {e}", run_dir.display())))?;
     let session_path = run_dir.join("session.jsonl");
+    let journal_path = run_dir.join("journal.jsonl");
     let workspace = Workspace::new(
         &options.workdir,
         &[paths.change_log.clone(), PathBuf::from(".vouch")],
@@ -191,19 +233,17 @@ pub fn run(
         shell: config.shell.clone(),
         result_cap: 100_000,
     };
-    let run_id = vouch_evidence::new_session_id();
     let mut state = RunState {
         session: Session {
-            id: run_id.clone(),
             agent: vouch_session::Agent::Orchestrator,
             cwd: Some(options.workdir.display().to_string()),
             ..Session::default()
         },
         transcript: Vec::new(),
-        run_id,
+        run_id: String::new(),
         log: None,
+        journal: None,
     };
-    state.user(&options.task);
     let cap = options.max_turns.or(config.budget.max_turns);
     let mut router_state = RouterState::default();
     let mut tokens: BTreeMap<String, Usage> = BTreeMap::new();
@@ -221,13 +261,126 @@ pub fn run(
         ));
     };
     let mut agent: &AgentConfig = first;
-    let ended = loop {
-        if cap.is_some_and(|c| turns >= c) {
-            break Ended::TurnCap {
-                cap: cap.unwrap_or(turns),
-            };
+    let mut pending: Option<Pending> = None;
+    if resuming {
+        let records = journal::read(&journal_path)?;
+        let mut steps: BTreeMap<String, usize> = BTreeMap::new();
+        let mut next: Option<String> = None;
+        for record in records {
+            match record {
+                Record::Start { run_id, task } => {
+                    state.run_id = run_id;
+                    state.apply_user(&task);
+                }
+                Record::User { text } => state.apply_user(&text),
+                Record::Turn { agent: a, number } => {
+                    turns = number;
+                    next = Some(a);
+                    pending = Some(Pending::default());
+                }
+                Record::Step {
+                    agent: a,
+                    text,
+                    calls,
+                    usage,
+                } => {
+                    *steps.entry(a.clone()).or_default() += 1;
+                    if let Some(u) = usage {
+                        let used = tokens.entry(a.clone()).or_default();
+                        *used = *used + u;
+                    }
+                    let p = pending.get_or_insert_with(Pending::default);
+                    p.finished = calls.is_empty();
+                    p.last_calls.clone_from(&calls);
+                    p.answered.clear();
+                    state.apply_step(&a, &text, &calls);
+                }
+                Record::Result {
+                    agent: a,
+                    call_id,
+                    name,
+                    text,
+                    outcome,
+                    effects,
+                    handoff,
+                } => {
+                    let p = pending.get_or_insert_with(Pending::default);
+                    p.calls_made += 1;
+                    p.handed_off |= handoff.is_some();
+                    p.answered.push(call_id.clone());
+                    p.effects.extend(effects);
+                    let call = p.last_calls.iter().find(|c| c.id == call_id).cloned();
+                    state.apply_result(&a, call.as_ref(), &call_id, &name, &text, outcome);
+                }
+                Record::Decided {
+                    agent: a,
+                    decision,
+                    state: router,
+                } => {
+                    router_state = router;
+                    pending = None;
+                    match decision {
+                        Decision::Route { to, .. } => {
+                            next = Some(to.unwrap_or(a));
+                        }
+                        Decision::Correct { .. } => {
+                            corrections += 1;
+                            next = Some(a);
+                        }
+                        Decision::Terminate { .. } | Decision::Stuck { .. } => {
+                            return Err(RunError::Io(format!(
+                                "the run in {} has ended; there is nothing to resume",
+                                options.workdir.display()
+                            )));
+                        }
+                    }
+                }
+            }
         }
-        turns += 1;
+        if state.run_id.is_empty() {
+            return Err(RunError::Io(format!(
+                "{} holds no run to resume",
+                journal_path.display()
+            )));
+        }
+        for (name, n) in &steps {
+            if let Some(model) = config.agent(name).and_then(|a| models.get(&a.model)) {
+                model.skip_steps(name, *n);
+            }
+        }
+        if let Some(name) = next {
+            agent = config.agent(&name).unwrap_or(agent);
+        }
+        state.journal = Some(Journal::open(&journal_path)?);
+    } else {
+        // A new run: whatever an earlier run left here is replaced.
+        for old in [&journal_path, &session_path] {
+            let _ = std::fs::remove_file(old);
+        }
+        state.run_id = vouch_evidence::new_session_id();
+        let mut journal = Journal::open(&journal_path)?;
+        journal.write(&Record::Start {
+            run_id: state.run_id.clone(),
+            task: options.task.clone(),
+        })?;
+        state.journal = Some(journal);
+        state.apply_user(&options.task);
+    }
+    state.session.id.clone_from(&state.run_id);
+    let ended = loop {
+        let continuing = pending.take();
+        if continuing.is_none() {
+            if cap.is_some_and(|c| turns >= c) {
+                break Ended::TurnCap {
+                    cap: cap.unwrap_or(turns),
+                };
+            }
+            turns += 1;
+            state.journal(&Record::Turn {
+                agent: agent.name.clone(),
+                number: turns,
+            })?;
+        }
         progress(Progress::Turn {
             agent: &agent.name,
             turn: turns,
@@ -236,8 +389,16 @@ pub fn run(
             .get(&agent.model)
             .ok_or_else(|| RunError::Model(format!("no model `{}`", agent.model)))?;
         let model = config.model(&agent.model);
-        let turn = match state.turn(agent, client.as_ref(), model, &cx, &runtime, progress) {
-            Ok(turn) => turn,
+        let turn = match state.turn(
+            agent,
+            client.as_ref(),
+            model,
+            &cx,
+            &runtime,
+            continuing,
+            progress,
+        ) {
+            Ok(turn) => turn?,
             Err(error) => {
                 state.save(&session_path)?;
                 break Ended::ModelFailed {
@@ -256,6 +417,11 @@ pub fn run(
             .decide(&history, &router_state)
             .map_err(|e| RunError::Io(e.to_string()))?;
         router_state = routed.state;
+        state.journal(&Record::Decided {
+            agent: agent.name.clone(),
+            decision: routed.decision.clone(),
+            state: router_state.clone(),
+        })?;
         progress(Progress::Decided {
             agent: &agent.name,
             decision: &routed.decision,
@@ -271,12 +437,12 @@ pub fn run(
                     "[routing] {} wrote {keyword}: {} takes the next turn.",
                     from.as_deref().unwrap_or(&agent.name),
                     next.name
-                ));
+                ))?;
                 agent = next;
             }
             Decision::Correct { message, .. } => {
                 corrections += 1;
-                state.user(&message);
+                state.user(&message)?;
             }
             Decision::Terminate { reason } => break Ended::Terminated { reason },
             Decision::Stuck {
@@ -320,19 +486,38 @@ struct Turn {
     effects: Vec<Effect>,
 }
 
-/// The run so far: its session (what is recorded) and its conversation (who said what, for
-/// building each agent's view).
+/// The run so far: its session (what is recorded), its conversation (who said what, for
+/// building each agent's view) and its journal.
 struct RunState {
     session: Session,
     transcript: Vec<(Option<String>, ChatMessage)>,
     run_id: String,
     /// The session's log, and how many of its events are in it: each turn appends its own.
     log: Option<(std::fs::File, usize)>,
+    /// The journal, once the run's past is rebuilt.
+    journal: Option<Journal>,
 }
 
 impl RunState {
-    /// Adds a user message: the task, a routing note, a correction.
-    fn user(&mut self, text: &str) {
+    /// Appends `record` to the journal.
+    fn journal(&mut self, record: &Record) -> Result<(), RunError> {
+        match &mut self.journal {
+            Some(journal) => journal.write(record),
+            None => Ok(()),
+        }
+    }
+
+    /// Adds a user message (a routing note, a correction) and journals it.
+    fn user(&mut self, text: &str) -> Result<(), RunError> {
+        self.journal(&Record::User {
+            text: text.to_owned(),
+        })?;
+        self.apply_user(text);
+        Ok(())
+    }
+
+    /// Adds a user message to the session and the conversation.
+    fn apply_user(&mut self, text: &str) {
         self.session.push(
             Actor::new(Role::User),
             EventKind::Message(Message {
@@ -343,6 +528,65 @@ impl RunState {
             None,
             ChatMessage::User {
                 text: text.to_owned(),
+            },
+        ));
+    }
+
+    /// Adds a model reply of `agent` to the session and the conversation.
+    fn apply_step(&mut self, agent: &str, text: &str, calls: &[ToolCallRequest]) {
+        if !text.trim().is_empty() {
+            self.session.push(
+                Actor::named(Role::Assistant, agent),
+                EventKind::Message(Message {
+                    text: text.to_owned(),
+                }),
+            );
+        }
+        self.transcript.push((
+            Some(agent.to_owned()),
+            ChatMessage::Assistant {
+                text: text.to_owned(),
+                calls: calls.to_vec(),
+            },
+        ));
+    }
+
+    /// Adds an answered call of `agent` to the session and the conversation.
+    fn apply_result(
+        &mut self,
+        agent: &str,
+        call: Option<&ToolCallRequest>,
+        call_id: &str,
+        name: &str,
+        text: &str,
+        outcome: Outcome,
+    ) {
+        let request = call.cloned().unwrap_or_else(|| ToolCallRequest {
+            id: call_id.to_owned(),
+            name: name.to_owned(),
+            arguments: serde_json::Value::Null,
+        });
+        let output = tools::ToolOutput {
+            text: text.to_owned(),
+            outcome,
+            effects: Vec::new(),
+            handoff: None,
+        };
+        let (recorded, result) = record_call(&request, &output);
+        self.session.push(
+            Actor::named(Role::Assistant, agent),
+            EventKind::ToolCall(recorded),
+        );
+        self.session.push(
+            Actor::named(Role::Tool, agent),
+            EventKind::ToolResult(result),
+        );
+        self.transcript.push((
+            Some(agent.to_owned()),
+            ChatMessage::Tool {
+                call_id: call_id.to_owned(),
+                name: name.to_owned(),
+                content: text.to_owned(),
             },
         ));
     }
@@ -365,7 +609,68 @@ impl RunState {
         out
     }
 
-    /// Takes one turn of `agent`; an error is the model's, in words.
+    /// Runs the calls of a step, in order, journaling and recording each; returns whether one
+    /// was a `handoff`.
+    fn run_calls(
+        &mut self,
+        agent: &AgentConfig,
+        calls: &[ToolCallRequest],
+        calls_made: &mut u32,
+        effects: &mut Vec<Effect>,
+        cx: &ToolContext,
+        progress: &mut dyn FnMut(Progress<'_>),
+    ) -> Result<bool, RunError> {
+        let mut handed_off = false;
+        for call in calls {
+            *calls_made += 1;
+            let output = if *calls_made > agent.max_tool_calls {
+                tools::ToolOutput::error(format!(
+                    "the cap of {} tool calls a turn is reached: finish the turn",
+                    agent.max_tool_calls
+                ))
+            } else if !agent.tools.contains(&call.name) {
+                tools::ToolOutput::denied(format!(
+                    "`{}` is not one of {}'s tools",
+                    call.name, agent.name
+                ))
+            } else {
+                tools::call(&call.name, &call.arguments, cx)
+            };
+            handed_off |= output.handoff.is_some();
+            self.journal(&Record::Result {
+                agent: agent.name.clone(),
+                call_id: call.id.clone(),
+                name: call.name.clone(),
+                text: output.text.clone(),
+                outcome: output.outcome,
+                effects: output.effects.clone(),
+                handoff: output.handoff.clone(),
+            })?;
+            let (recorded, result) = record_call(call, &output);
+            self.apply_result(
+                &agent.name,
+                Some(call),
+                &call.id,
+                &call.name,
+                &output.text,
+                output.outcome,
+            );
+            progress(Progress::ToolCall {
+                agent: &agent.name,
+                call: &recorded,
+                result: &result,
+            });
+            effects.extend(output.effects);
+        }
+        Ok(handed_off)
+    }
+
+    /// Takes one turn of `agent` (or finishes one the journal shows begun); the outer error
+    /// is the model's, in words, the inner one the run's own.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one turn needs the whole context of the run"
+    )]
     fn turn(
         &mut self,
         agent: &AgentConfig,
@@ -373,8 +678,9 @@ impl RunState {
         model: Option<&crate::config::ModelConfig>,
         cx: &ToolContext,
         runtime: &tokio::runtime::Runtime,
+        pending: Option<Pending>,
         progress: &mut dyn FnMut(Progress<'_>),
-    ) -> Result<Turn, String> {
+    ) -> Result<Result<Turn, RunError>, String> {
         let specs: Vec<ToolSpec> = agent
             .tools
             .iter()
@@ -389,6 +695,31 @@ impl RunState {
         let mut usage = Usage::default();
         let mut effects = Vec::new();
         let mut calls_made = 0u32;
+        if let Some(p) = pending {
+            effects = p.effects;
+            calls_made = p.calls_made;
+            // A call that was running when the run stopped runs again.
+            let unanswered: Vec<ToolCallRequest> = p
+                .last_calls
+                .iter()
+                .filter(|c| !p.answered.contains(&c.id))
+                .cloned()
+                .collect();
+            let handed_off = match self.run_calls(
+                agent,
+                &unanswered,
+                &mut calls_made,
+                &mut effects,
+                cx,
+                progress,
+            ) {
+                Ok(h) => h || p.handed_off,
+                Err(e) => return Ok(Err(e)),
+            };
+            if p.finished || handed_off || calls_made >= agent.max_tool_calls {
+                return Ok(Ok(Turn { usage, effects }));
+            }
+        }
         loop {
             let request = ChatRequest {
                 system: (!agent.instructions.is_empty()).then(|| agent.instructions.clone()),
@@ -405,69 +736,34 @@ impl RunState {
             if let Some(u) = reply.usage {
                 usage = usage + u;
             }
-            let actor = Actor::named(Role::Assistant, &agent.name);
-            if !reply.text.trim().is_empty() {
-                self.session.push(
-                    actor.clone(),
-                    EventKind::Message(Message {
-                        text: reply.text.clone(),
-                    }),
-                );
+            if let Err(e) = self.journal(&Record::Step {
+                agent: agent.name.clone(),
+                text: reply.text.clone(),
+                calls: reply.calls.clone(),
+                usage: reply.usage,
+            }) {
+                return Ok(Err(e));
             }
-            self.transcript.push((
-                Some(agent.name.clone()),
-                ChatMessage::Assistant {
-                    text: reply.text.clone(),
-                    calls: reply.calls.clone(),
-                },
-            ));
+            self.apply_step(&agent.name, &reply.text, &reply.calls);
             if reply.calls.is_empty() {
                 break;
             }
-            let mut handed_off = false;
-            for call in &reply.calls {
-                calls_made += 1;
-                let output = if calls_made > agent.max_tool_calls {
-                    tools::ToolOutput::error(format!(
-                        "the cap of {} tool calls a turn is reached: finish the turn",
-                        agent.max_tool_calls
-                    ))
-                } else if !agent.tools.contains(&call.name) {
-                    tools::ToolOutput::denied(format!(
-                        "`{}` is not one of {}'s tools",
-                        call.name, agent.name
-                    ))
-                } else {
-                    tools::call(&call.name, &call.arguments, cx)
-                };
-                handed_off |= output.handoff.is_some();
-                let (recorded, result) = record_call(call, &output);
-                self.session
-                    .push(actor.clone(), EventKind::ToolCall(recorded.clone()));
-                self.session.push(
-                    Actor::named(Role::Tool, &agent.name),
-                    EventKind::ToolResult(result.clone()),
-                );
-                progress(Progress::ToolCall {
-                    agent: &agent.name,
-                    call: &recorded,
-                    result: &result,
-                });
-                self.transcript.push((
-                    Some(agent.name.clone()),
-                    ChatMessage::Tool {
-                        call_id: call.id.clone(),
-                        name: call.name.clone(),
-                        content: output.text.clone(),
-                    },
-                ));
-                effects.extend(output.effects);
-            }
+            let handed_off = match self.run_calls(
+                agent,
+                &reply.calls,
+                &mut calls_made,
+                &mut effects,
+                cx,
+                progress,
+            ) {
+                Ok(h) => h,
+                Err(e) => return Ok(Err(e)),
+            };
             if handed_off || calls_made >= agent.max_tool_calls {
                 break;
             }
         }
-        Ok(Turn { usage, effects })
+        Ok(Ok(Turn { usage, effects }))
     }
 
     /// Appends the events not yet written to the session's log (written first with its

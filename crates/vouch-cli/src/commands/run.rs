@@ -25,6 +25,9 @@ use crate::ui::{Ui, plural};
 /// (`.vouch/run/session.jsonl`), then routes the reply: a route whose gates pass hands over, a
 /// blocked one is injected back as a correction, a termination strategy ends the run.
 ///
+/// `--resume` continues a run that was interrupted (killed, or ended by a cap) from its
+/// journal, `.vouch/run/journal.jsonl`, exactly where it stopped.
+///
 /// Progress goes to stderr, one line per turn, tool call and decision. Exit codes: 0 the run
 /// ended by its termination (or a terminal route), 1 the turn cap or the token budget ended it
 /// first, 2 configuration or input error (or a model that could not answer), 3 an agent is
@@ -36,8 +39,14 @@ pub(crate) struct RunArgs {
     pipeline: PathBuf,
 
     /// The task: the run's first user message
-    #[arg(long, value_name = "TEXT")]
-    task: String,
+    #[arg(long, value_name = "TEXT", required_unless_present = "resume")]
+    task: Option<String>,
+
+    /// Continue the run that was interrupted in `--workdir` (killed, or stopped by a cap) from
+    /// its journal, `.vouch/run/journal.jsonl`: the same conversation, tool calls and results,
+    /// and router state; a call that was running when it stopped runs again
+    #[arg(long, conflicts_with = "task")]
+    resume: bool,
 
     /// The working directory the agents work in
     #[arg(long, value_name = "DIR", default_value = ".")]
@@ -62,11 +71,16 @@ pub(crate) fn run(args: &RunArgs, ui: &mut Ui) -> Result<u8, CommandError> {
         )));
     }
     let models = vouch_pipeline::models::build(&config).map_err(CommandError::input)?;
-    let mut options = RunOptions::new(&args.workdir, &args.task);
+    let mut options = RunOptions::new(&args.workdir, args.task.clone().unwrap_or_default());
     options.max_turns = args.max_turns;
+    let go = if args.resume {
+        vouch_pipeline::resume
+    } else {
+        vouch_pipeline::run
+    };
     let styles = ui.styles.clone();
     let err = &mut ui.err;
-    let summary = vouch_pipeline::run(&config, &models, &options, &mut |p| {
+    let summary = go(&config, &models, &options, &mut |p| {
         // Progress is best effort: a closed stderr does not stop the run.
         let _ = match p {
             Progress::Turn { agent, turn } => writeln!(

@@ -126,3 +126,148 @@ fn configuration_errors_are_shown_at_their_places_all_at_once() {
         "{messages:?}"
     );
 }
+
+/// A pipeline whose Developer's command waits on a FIFO until the test lets it go.
+const WAITING: &str = r#"
+Models:
+  demo: {Provider: scripted, Script: script.yaml}
+Agents:
+  - {Name: Developer, Instructions: Fix add(), Model: demo, Tools: [FileSystem, Shell]}
+  - {Name: Tester, Instructions: Test add(), Model: demo, Tools: [Shell]}
+Selection:
+  Type: keyword
+  Routes:
+    - {Keyword: "HANDOFF TO TESTER", Agent: Tester, Validators: [RequireWriteFile, RequireShellPass], SourceAgents: [Developer]}
+    - {Keyword: APPROVED, Agent: Tester, Validator: RequireShellPass, SourceAgents: [Tester]}
+Termination: {Type: regex, Pattern: '(?m)^APPROVED$', AgentNames: [Tester]}
+Budget: {MaxTurns: 6}
+"#;
+
+const WAITING_SCRIPT: &str = r#"
+agents:
+  Developer:
+    - calls:
+        - {tool: write_file, args: {path: calc.sh, content: "add() { echo $(( $1 + $2 )); }\n"}}
+        - {tool: shell_run, args: {command: "cat wait.fifo; sh test.sh"}}
+    - text: "HANDOFF TO TESTER"
+  Tester:
+    - calls: [{tool: shell_run, args: {command: "sh test.sh"}}]
+    - text: "APPROVED"
+"#;
+
+fn waiting_project() -> tempfile::TempDir {
+    let dir = project();
+    std::fs::write(dir.path().join("pipeline.yaml"), WAITING).unwrap();
+    std::fs::write(dir.path().join("script.yaml"), WAITING_SCRIPT).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(dir.path().join("wait.fifo"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    dir
+}
+
+/// Lets the next reader of the FIFO go: opening it for writing waits for the reader.
+fn release(dir: &Path) -> std::thread::JoinHandle<()> {
+    let fifo = dir.join("wait.fifo");
+    std::thread::spawn(move || drop(std::fs::OpenOptions::new().write(true).open(fifo).unwrap()))
+}
+
+/// What a run's session says, event by event, without its id.
+fn events(dir: &Path) -> Vec<String> {
+    let session = vouch_session::read_path(
+        &dir.join(".vouch/run/session.jsonl"),
+        &vouch_session::ReadOptions::default(),
+    )
+    .unwrap()
+    .session;
+    session
+        .events
+        .iter()
+        .map(|e| match &e.kind {
+            vouch_session::EventKind::Message(m) => {
+                format!("{:?} {:?}: {}", e.actor.role, e.actor.name, m.text)
+            }
+            vouch_session::EventKind::ToolCall(c) => {
+                format!("call {} {} {}", c.call_id, c.name, c.args.as_json())
+            }
+            vouch_session::EventKind::ToolResult(r) => {
+                format!(
+                    "result {} {:?} {}",
+                    r.call_id,
+                    r.outcome,
+                    session.output_text(&r.output).unwrap()
+                )
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn a_run_killed_mid_command_resumes_to_the_same_transcript() {
+    // The run nobody interrupts.
+    let whole = waiting_project();
+    let go = release(whole.path());
+    let out = run(whole.path(), &whole.path().join("pipeline.yaml"), &[]);
+    go.join().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", render(&out));
+
+    // The same run, killed while its command waits, then resumed.
+    let cut = waiting_project();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("vouch"))
+        .current_dir(cut.path())
+        .args([
+            "run",
+            "pipeline.yaml",
+            "--task",
+            "add() subtracts; make it add.",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Opening the FIFO returns once the command reads it: the run is inside its tool call.
+    let fifo = std::fs::OpenOptions::new()
+        .write(true)
+        .open(cut.path().join("wait.fifo"))
+        .unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    drop(fifo);
+    let go = release(cut.path());
+    let resumed = vouch_in(cut.path(), &["run", "pipeline.yaml", "--resume"]);
+    go.join().unwrap();
+    assert_eq!(resumed.status.code(), Some(0), "{}", render(&resumed));
+    assert_eq!(events(cut.path()), events(whole.path()));
+    // Nothing is left to resume.
+    let again = vouch_in(cut.path(), &["run", "pipeline.yaml", "--resume"]);
+    assert_eq!(again.status.code(), Some(2), "{}", render(&again));
+}
+
+#[test]
+fn a_run_stopped_by_its_cap_resumes_with_a_higher_one() {
+    let dir = project();
+    let capped = run(
+        dir.path(),
+        &example().join("run.yaml"),
+        &["--max-turns", "3"],
+    );
+    assert_eq!(capped.status.code(), Some(1), "{}", render(&capped));
+    let config = example().join("run.yaml");
+    let resumed = vouch_in(
+        dir.path(),
+        &[
+            "run",
+            &config.to_string_lossy(),
+            "--resume",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(resumed.status.code(), Some(0), "{}", render(&resumed));
+    let summary: serde_json::Value = serde_json::from_slice(&resumed.stdout).unwrap();
+    assert_eq!(
+        (summary["turns"].as_u64(), summary["corrections"].as_u64()),
+        (Some(5), Some(1))
+    );
+}

@@ -19,7 +19,8 @@ pub struct ToolOutput {
 }
 
 /// Something a tool call did that the change log records.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Effect {
     /// A file written or patched (its path, relative to the working directory).
     Wrote(String),
@@ -32,7 +33,7 @@ pub enum Effect {
 }
 
 /// A shell command run by the runner, as the change log keeps it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Receipt {
     /// The command, as the agent wrote it.
     pub command: String,
