@@ -8,3 +8,5 @@ pub(crate) const CHECK_FAILED: u8 = 1;
 pub(crate) const INPUT_ERROR: u8 = 2;
 /// A gate blocked the same agent past its threshold: the agent is stuck.
 pub(crate) const STUCK: u8 = 3;
+/// A run was interrupted by the user (Ctrl-C): 128 plus SIGINT, as shells report it.
+pub(crate) const INTERRUPTED: u8 = 130;

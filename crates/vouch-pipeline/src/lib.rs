@@ -20,6 +20,7 @@
 //!     workspace: Workspace::new(dir.path(), &[], &[])?,
 //!     shell: ShellPolicy::default(),
 //!     result_cap: 10_000,
+//!     cancel: None,
 //! };
 //! let wrote = tools::call("write_file", &serde_json::json!({"path": "a.txt", "content": "hi"}), &cx);
 //! assert_eq!(wrote.text, "wrote 2 bytes to a.txt");

@@ -39,6 +39,9 @@ pub struct RunOptions {
     pub task: String,
     /// A cap on agent turns, over `Budget.MaxTurns`.
     pub max_turns: Option<u32>,
+    /// Turns true to interrupt the run (a user's Ctrl-C): the running command is stopped, what
+    /// happened is recorded, and the run ends, resumable.
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl RunOptions {
@@ -48,6 +51,7 @@ impl RunOptions {
             workdir: workdir.into(),
             task: task.into(),
             max_turns: None,
+            cancel: None,
         }
     }
 }
@@ -84,6 +88,8 @@ pub enum Ended {
         /// The budget.
         budget: u64,
     },
+    /// The run was interrupted (Ctrl-C); `vouch run --resume` continues it.
+    Interrupted,
     /// An agent's model could not answer (after its retries).
     ModelFailed {
         /// The agent.
@@ -232,6 +238,7 @@ fn execute(
         workspace,
         shell: config.shell.clone(),
         result_cap: 100_000,
+        cancel: options.cancel.clone(),
     };
     let mut state = RunState {
         session: Session {
@@ -367,7 +374,16 @@ fn execute(
         state.apply_user(&options.task);
     }
     state.session.id.clone_from(&state.run_id);
+    let interrupted = || {
+        options
+            .cancel
+            .as_ref()
+            .is_some_and(|f| f.load(std::sync::atomic::Ordering::SeqCst))
+    };
     let ended = loop {
+        if interrupted() {
+            break Ended::Interrupted;
+        }
         let continuing = pending.take();
         if continuing.is_none() {
             if cap.is_some_and(|c| turns >= c) {
@@ -409,6 +425,10 @@ fn execute(
         };
         let used = tokens.entry(agent.name.clone()).or_default();
         *used = *used + turn.usage;
+        if turn.interrupted {
+            // The turn is journaled as far as it went; resuming finishes it, and records it.
+            break Ended::Interrupted;
+        }
         record(&change_log, &state.run_id, &agent.name, &turn.effects)?;
         state.save(&session_path)?;
         let history = History::new(&state.session, &options.workdir).agent(Some(&agent.name));
@@ -484,6 +504,8 @@ fn execute(
 struct Turn {
     usage: Usage,
     effects: Vec<Effect>,
+    /// True when the run was interrupted before the turn ended.
+    interrupted: bool,
 }
 
 /// The run so far: its session (what is recorded), its conversation (who said what, for
@@ -661,6 +683,14 @@ impl RunState {
                 result: &result,
             });
             effects.extend(output.effects);
+            // Interrupted: the step's other calls wait for the resumed run.
+            if cx
+                .cancel
+                .as_ref()
+                .is_some_and(|f| f.load(std::sync::atomic::Ordering::SeqCst))
+            {
+                break;
+            }
         }
         Ok(handed_off)
     }
@@ -717,10 +747,26 @@ impl RunState {
                 Err(e) => return Ok(Err(e)),
             };
             if p.finished || handed_off || calls_made >= agent.max_tool_calls {
-                return Ok(Ok(Turn { usage, effects }));
+                return Ok(Ok(Turn {
+                    usage,
+                    effects,
+                    interrupted: false,
+                }));
             }
         }
+        let stop = |cx: &ToolContext| {
+            cx.cancel
+                .as_ref()
+                .is_some_and(|f| f.load(std::sync::atomic::Ordering::SeqCst))
+        };
         loop {
+            if stop(cx) {
+                return Ok(Ok(Turn {
+                    usage,
+                    effects,
+                    interrupted: true,
+                }));
+            }
             let request = ChatRequest {
                 system: (!agent.instructions.is_empty()).then(|| agent.instructions.clone()),
                 messages: self.view(&agent.name),
@@ -763,7 +809,11 @@ impl RunState {
                 break;
             }
         }
-        Ok(Ok(Turn { usage, effects }))
+        Ok(Ok(Turn {
+            usage,
+            effects,
+            interrupted: false,
+        }))
     }
 
     /// Appends the events not yet written to the session's log (written first with its

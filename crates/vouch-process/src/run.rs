@@ -13,7 +13,8 @@
 
 use std::path::Path;
 use std::process::{Command, ExitStatus, Stdio};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
 use crate::capture::{Captured, capture};
@@ -34,6 +35,9 @@ pub struct Options {
     pub merge: bool,
     /// Keeps at most this many bytes of each stream: the first half and the last half.
     pub cap: Option<usize>,
+    /// When this turns true the child's group is killed and the run answers `cancelled`
+    /// (a user's Ctrl-C).
+    pub cancel: Option<Arc<AtomicBool>>,
 }
 
 impl Options {
@@ -44,7 +48,15 @@ impl Options {
             timeout,
             merge: false,
             cap: None,
+            cancel: None,
         }
+    }
+
+    /// Stops the child, its group killed, when `flag` turns true.
+    #[must_use]
+    pub fn cancel_on(mut self, flag: Arc<AtomicBool>) -> Options {
+        self.cancel = Some(flag);
+        self
     }
 
     /// Writes `bytes` to the child's standard input.
@@ -87,6 +99,8 @@ pub struct Finished {
     pub stderr_len: u64,
     /// True when the child ran past its deadline and its process group was killed.
     pub timed_out: bool,
+    /// True when the cancel flag stopped it and its process group was killed.
+    pub cancelled: bool,
     /// How long it ran.
     pub elapsed: Duration,
 }
@@ -166,8 +180,8 @@ pub fn run(mut command: Command, options: &Options) -> std::io::Result<Finished>
         let _ = done_tx.send(());
         status
     });
-    let timed_out = done_rx.recv_timeout(options.timeout).is_err();
-    if timed_out || read_rx.recv_timeout(PIPE_GRACE).is_err() {
+    let (timed_out, cancelled) = wait(&done_rx, options);
+    if timed_out || cancelled || read_rx.recv_timeout(PIPE_GRACE).is_err() {
         kill_group(pid);
     }
     let status: ExitStatus = waiter
@@ -177,15 +191,45 @@ pub fn run(mut command: Command, options: &Options) -> std::io::Result<Finished>
     let err = err_collector.join().unwrap_or_default();
     use std::os::unix::process::ExitStatusExt;
     Ok(Finished {
-        exit_code: if timed_out { None } else { status.code() },
+        exit_code: if timed_out || cancelled {
+            None
+        } else {
+            status.code()
+        },
         signal: status.signal(),
         stdout: out.bytes,
         stderr: err.bytes,
         stdout_len: out.total,
         stderr_len: err.total,
         timed_out,
+        cancelled,
         elapsed: started.elapsed(),
     })
+}
+
+/// How often a cancel flag is looked at while a child runs.
+const CANCEL_POLL: Duration = Duration::from_millis(50);
+
+/// Waits for the child's end, its deadline, or its cancellation; returns whether the deadline
+/// passed and whether it was cancelled.
+fn wait(done: &mpsc::Receiver<()>, options: &Options) -> (bool, bool) {
+    let Some(flag) = &options.cancel else {
+        return (done.recv_timeout(options.timeout).is_err(), false);
+    };
+    let deadline = Instant::now() + options.timeout;
+    loop {
+        if flag.load(Ordering::SeqCst) {
+            return (false, true);
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return (true, false);
+        }
+        match done.recv_timeout(left.min(CANCEL_POLL)) {
+            Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => return (false, false),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+    }
 }
 
 /// Runs `script` with `sh -c` in `workdir` for at most `timeout`, standard error merged into

@@ -28,6 +28,9 @@ use crate::ui::{Ui, plural};
 /// `--resume` continues a run that was interrupted (killed, or ended by a cap) from its
 /// journal, `.vouch/run/journal.jsonl`, exactly where it stopped.
 ///
+/// Ctrl-C stops the running command (its whole process group), records what happened and ends
+/// the run, resumable (exit 130); a second Ctrl-C ends vouch at once.
+///
 /// Progress goes to stderr, one line per turn, tool call and decision. Exit codes: 0 the run
 /// ended by its termination (or a terminal route), 1 the turn cap or the token budget ended it
 /// first, 2 configuration or input error (or a model that could not answer), 3 an agent is
@@ -73,6 +76,19 @@ pub(crate) fn run(args: &RunArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     let models = vouch_pipeline::models::build(&config).map_err(CommandError::input)?;
     let mut options = RunOptions::new(&args.workdir, args.task.clone().unwrap_or_default());
     options.max_turns = args.max_turns;
+    // The first Ctrl-C stops the running command and ends the run, resumable; a second one
+    // ends vouch at once.
+    let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = cancel.clone();
+    let handler = ctrlc::set_handler(move || {
+        if flag.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            std::process::exit(i32::from(exit_codes::INTERRUPTED));
+        }
+    });
+    if let Err(e) = handler {
+        tracing::warn!("Ctrl-C will end vouch at once: {e}");
+    }
+    options.cancel = Some(cancel);
     let go = if args.resume {
         vouch_pipeline::resume
     } else {
@@ -128,6 +144,7 @@ pub(crate) fn run(args: &RunArgs, ui: &mut Ui) -> Result<u8, CommandError> {
         Ended::TurnCap { .. } | Ended::TokenBudget { .. } => exit_codes::CHECK_FAILED,
         Ended::Stuck { .. } => exit_codes::STUCK,
         Ended::ModelFailed { .. } => exit_codes::INPUT_ERROR,
+        Ended::Interrupted => exit_codes::INTERRUPTED,
     })
 }
 
@@ -178,6 +195,10 @@ fn write_summary(summary: &Summary, ui: &mut Ui) -> std::io::Result<()> {
         Ended::TokenBudget { tokens, budget } => format!(
             "{}stopped{:#}: {tokens} tokens used, over the budget of {budget}",
             s.fail, s.fail
+        ),
+        Ended::Interrupted => format!(
+            "{}interrupted{:#}: resume with `vouch run --resume`",
+            s.warning, s.warning
         ),
         Ended::ModelFailed { agent, error } => {
             format!(

@@ -271,3 +271,51 @@ fn a_run_stopped_by_its_cap_resumes_with_a_higher_one() {
         (Some(5), Some(1))
     );
 }
+
+#[test]
+fn ctrl_c_stops_the_running_command_and_leaves_a_resumable_run() {
+    let dir = waiting_project();
+    std::fs::write(
+        dir.path().join("script.yaml"),
+        WAITING_SCRIPT.replace(
+            "    - text: \"HANDOFF TO TESTER\"\n",
+            "    - calls: [{tool: shell_run, args: {command: \"sh test.sh\"}}]\n    - text: \"HANDOFF TO TESTER\"\n",
+        ),
+    )
+    .unwrap();
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("vouch"))
+        .current_dir(dir.path())
+        .args([
+            "run",
+            "pipeline.yaml",
+            "--task",
+            "add() subtracts; make it add.",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let fifo = std::fs::OpenOptions::new()
+        .write(true)
+        .open(dir.path().join("wait.fifo"))
+        .unwrap();
+    let interrupt = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(interrupt.success());
+    let out = child.wait_with_output().unwrap();
+    drop(fifo);
+    assert_eq!(out.status.code(), Some(130));
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .starts_with("interrupted: resume with `vouch run --resume`")
+    );
+    let journal = std::fs::read_to_string(dir.path().join(".vouch/run/journal.jsonl")).unwrap();
+    assert!(
+        journal.contains("[ERROR] the command was stopped: the run was interrupted"),
+        "{journal}"
+    );
+    let resumed = vouch_in(dir.path(), &["run", "pipeline.yaml", "--resume"]);
+    assert_eq!(resumed.status.code(), Some(0), "{}", render(&resumed));
+}

@@ -43,4 +43,6 @@ pub struct ToolContext {
     pub shell: ShellPolicy,
     /// How many characters of a file or listing a result shows before it is cut.
     pub result_cap: usize,
+    /// Turns true when the run is interrupted: a running command is stopped.
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }

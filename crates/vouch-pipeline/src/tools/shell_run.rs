@@ -32,7 +32,10 @@ pub(super) fn run(args: &Value, cx: &ToolContext) -> ToolOutput {
     for key in &policy.hidden_env {
         cmd.env_remove(key);
     }
-    let options = Options::new(policy.timeout).merged().cap(policy.output_cap);
+    let mut options = Options::new(policy.timeout).merged().cap(policy.output_cap);
+    if let Some(flag) = &cx.cancel {
+        options = options.cancel_on(flag.clone());
+    }
     let done = match vouch_process::run(cmd, &options) {
         Ok(done) => done,
         Err(e) => return ToolOutput::error(format!("the command could not start: {e}")),
@@ -46,7 +49,12 @@ pub(super) fn run(args: &Value, cx: &ToolContext) -> ToolOutput {
         output: output.clone(),
         output_len: done.stdout_len,
     };
-    let (text, outcome) = if done.timed_out {
+    let (text, outcome) = if done.cancelled {
+        (
+            format!("[ERROR] the command was stopped: the run was interrupted\n{output}"),
+            Outcome::Error,
+        )
+    } else if done.timed_out {
         (
             format!(
                 "[TIMEOUT] the command ran past {} and was killed\n{output}",

@@ -20,6 +20,7 @@ fn cx(dir: &Path, shell: ShellPolicy) -> ToolContext {
         .unwrap(),
         shell,
         result_cap: 10_000,
+        cancel: None,
     }
 }
 

@@ -79,3 +79,13 @@ fn a_program_that_does_not_exist_is_an_error() {
     let err = run(Command::new("/nonexistent/program"), &Options::new(LONG)).unwrap_err();
     assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
 }
+
+#[test]
+fn a_cancelled_child_is_stopped_with_its_group() {
+    let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c").arg("sleep 30 & sleep 30");
+    let out = run(cmd, &Options::new(LONG).cancel_on(flag)).unwrap();
+    assert!(out.cancelled && !out.timed_out);
+    assert_eq!(out.exit_code, None);
+}
