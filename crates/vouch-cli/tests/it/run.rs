@@ -148,29 +148,43 @@ agents:
   Developer:
     - calls:
         - {tool: write_file, args: {path: calc.sh, content: "add() { echo $(( $1 + $2 )); }\n"}}
-        - {tool: shell_run, args: {command: "cat wait.fifo; sh test.sh"}}
+        - {tool: shell_run, args: {command: "cat $(cat which); sh test.sh"}}
     - text: "HANDOFF TO TESTER"
   Tester:
     - calls: [{tool: shell_run, args: {command: "sh test.sh"}}]
     - text: "APPROVED"
 "#;
 
+/// A project whose command waits on the FIFO `which` names (`a.fifo` at first): a killed
+/// run's command, orphaned, keeps waiting on its own FIFO, never on the resumed run's.
 fn waiting_project() -> tempfile::TempDir {
     let dir = project();
     std::fs::write(dir.path().join("pipeline.yaml"), WAITING).unwrap();
     std::fs::write(dir.path().join("script.yaml"), WAITING_SCRIPT).unwrap();
-    let made = std::process::Command::new("mkfifo")
-        .arg(dir.path().join("wait.fifo"))
-        .status()
-        .unwrap();
-    assert!(made.success());
+    for fifo in ["a.fifo", "b.fifo"] {
+        let made = std::process::Command::new("mkfifo")
+            .arg(dir.path().join(fifo))
+            .status()
+            .unwrap();
+        assert!(made.success());
+    }
+    std::fs::write(dir.path().join("which"), "a.fifo").unwrap();
     dir
 }
 
-/// Lets the next reader of the FIFO go: opening it for writing waits for the reader.
-fn release(dir: &Path) -> std::thread::JoinHandle<()> {
-    let fifo = dir.join("wait.fifo");
-    std::thread::spawn(move || drop(std::fs::OpenOptions::new().write(true).open(fifo).unwrap()))
+/// Opens FIFO `name` for writing, which returns once a command reads it.
+fn writer(dir: &Path, name: &str) -> std::fs::File {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(dir.join(name))
+        .unwrap()
+}
+
+/// Lets the next reader of FIFO `name` go, from a thread of its own.
+fn release(dir: &Path, name: &str) -> std::thread::JoinHandle<()> {
+    let dir = dir.to_owned();
+    let name = name.to_owned();
+    std::thread::spawn(move || drop(writer(&dir, &name)))
 }
 
 /// What a run's session says, event by event, without its id.
@@ -207,7 +221,7 @@ fn events(dir: &Path) -> Vec<String> {
 fn a_run_killed_mid_command_resumes_to_the_same_transcript() {
     // The run nobody interrupts.
     let whole = waiting_project();
-    let go = release(whole.path());
+    let go = release(whole.path(), "a.fifo");
     let out = run(whole.path(), &whole.path().join("pipeline.yaml"), &[]);
     go.join().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", render(&out));
@@ -227,14 +241,12 @@ fn a_run_killed_mid_command_resumes_to_the_same_transcript() {
         .spawn()
         .unwrap();
     // Opening the FIFO returns once the command reads it: the run is inside its tool call.
-    let fifo = std::fs::OpenOptions::new()
-        .write(true)
-        .open(cut.path().join("wait.fifo"))
-        .unwrap();
+    let fifo = writer(cut.path(), "a.fifo");
     child.kill().unwrap();
     child.wait().unwrap();
     drop(fifo);
-    let go = release(cut.path());
+    std::fs::write(cut.path().join("which"), "b.fifo").unwrap();
+    let go = release(cut.path(), "b.fifo");
     let resumed = vouch_in(cut.path(), &["run", "pipeline.yaml", "--resume"]);
     go.join().unwrap();
     assert_eq!(resumed.status.code(), Some(0), "{}", render(&resumed));
@@ -295,10 +307,7 @@ fn ctrl_c_stops_the_running_command_and_leaves_a_resumable_run() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let fifo = std::fs::OpenOptions::new()
-        .write(true)
-        .open(dir.path().join("wait.fifo"))
-        .unwrap();
+    let fifo = writer(dir.path(), "a.fifo");
     let interrupt = std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
