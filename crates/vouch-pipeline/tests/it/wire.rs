@@ -124,3 +124,93 @@ fn an_anthropic_model_runs_the_pipeline() {
         .collect();
     assert_eq!(kinds, ["tool_result", "tool_result"]);
 }
+
+/// The bundled four-agent pipeline, its scripted replies served by the stand-in in `wire`:
+/// returns how the run ended and the agents of its turns.
+fn bundled_against(wire: Wire, provider: &str) -> (Ended, Vec<String>) {
+    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/pipeline");
+    let replies: serde_json::Value =
+        serde_saphyr::from_str(&std::fs::read_to_string(example.join("replies.yaml")).unwrap())
+            .unwrap();
+    let pipeline = std::fs::read_to_string(example.join("run.yaml")).unwrap();
+    let config_text: serde_json::Value = serde_saphyr::from_str(&pipeline).unwrap();
+    // Each agent is known to the stand-in by its instructions, which open its system prompt.
+    let agents: Vec<(String, Vec<Step>)> = config_text["Orchestration"]["Agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            let name = a["Name"].as_str().unwrap();
+            let steps = replies["agents"][name]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| Step {
+                    text: s["text"].as_str().unwrap_or_default().to_owned(),
+                    calls: s["calls"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .map(|c| (c["tool"].as_str().unwrap().to_owned(), c["args"].clone()))
+                        .collect(),
+                })
+                .collect();
+            (a["Instructions"].as_str().unwrap().to_owned(), steps)
+        })
+        .collect();
+    let server = Server::start(conversation(
+        wire,
+        agents
+            .iter()
+            .map(|(p, s)| (p.as_str(), s.clone()))
+            .collect(),
+    ));
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["calc.sh", "test.sh"] {
+        std::fs::copy(example.join("project").join(name), dir.path().join(name)).unwrap();
+    }
+    let models = format!(
+        "Models:\n    demo: {{Provider: {provider}, Endpoint: \"{}\", Model: standin}}",
+        server.url()
+    );
+    std::fs::write(
+        dir.path().join("pipeline.yaml"),
+        pipeline.replace(
+            "Models:\n    demo: {Provider: scripted, Script: replies.yaml}",
+            &models,
+        ),
+    )
+    .unwrap();
+    let config =
+        RunConfig::load(&dir.path().join("pipeline.yaml")).unwrap_or_else(|e| panic!("{e}"));
+    let models = models::build(&config).unwrap();
+    let mut turns = Vec::new();
+    let summary = run(
+        &config,
+        &models,
+        &RunOptions::new(dir.path(), "add() subtracts; make it add."),
+        &mut |p| {
+            if let vouch_pipeline::Progress::Turn { agent, .. } = p {
+                turns.push(agent.to_owned());
+            }
+        },
+    )
+    .unwrap();
+    (summary.ended, turns)
+}
+
+#[test]
+fn the_bundled_four_agent_pipeline_runs_against_both_wire_formats() {
+    for (wire, provider) in [(Wire::OpenAi, "openai"), (Wire::Anthropic, "anthropic")] {
+        let (ended, turns) = bundled_against(wire, provider);
+        assert!(
+            matches!(ended, Ended::Terminated { .. }),
+            "{provider}: {ended:?}"
+        );
+        assert_eq!(
+            turns,
+            ["Planner", "Developer", "Developer", "Tester", "Reviewer"],
+            "{provider}: the forged handoff is corrected, then every gate passes"
+        );
+    }
+}
