@@ -35,14 +35,26 @@ impl Anthropic {
         }
     }
 
-    async fn ask(&self, request: &Request) -> Result<Reply, Error> {
-        let model = request
-            .model
-            .as_deref()
+    /// Returns the model to ask: the request's, else the client's; `missing` says what to give
+    /// when there is neither.
+    fn model_of<'a>(&'a self, requested: Option<&'a str>, missing: &str) -> Result<&'a str, Error> {
+        requested
             .or(self.model.as_deref())
-            .ok_or_else(|| {
-                Error::Config("no model to ask Anthropic: give the grader a `model`".into())
-            })?;
+            .ok_or_else(|| Error::Config(format!("no model to ask Anthropic: {missing}")))
+    }
+
+    /// Returns the headers every request carries: the API version, and the key when there is
+    /// one.
+    fn headers(&self) -> Vec<(&'static str, String)> {
+        let mut headers = vec![("anthropic-version", API_VERSION.to_owned())];
+        if let Some(key) = &self.api_key {
+            headers.push(("x-api-key", key.clone()));
+        }
+        headers
+    }
+
+    async fn ask(&self, request: &Request) -> Result<Reply, Error> {
+        let model = self.model_of(request.model.as_deref(), "give the grader a `model`")?;
         let mut body = json!({
             "model": model,
             "max_tokens": request.max_tokens,
@@ -56,12 +68,11 @@ impl Anthropic {
                 json!([{"name": s.name, "description": s.description, "input_schema": s.schema}]);
             body["tool_choice"] = json!({"type": "tool", "name": s.name});
         }
-        let mut headers = vec![("anthropic-version", API_VERSION.to_owned())];
-        if let Some(key) = &self.api_key {
-            headers.push(("x-api-key", key.clone()));
-        }
         let url = format!("{}/v1/messages", self.base_url);
-        let answer = self.transport.post_json(&url, &headers, &body).await?;
+        let answer = self
+            .transport
+            .post_json(&url, &self.headers(), &body)
+            .await?;
         let blocks = answer
             .get("content")
             .and_then(Value::as_array)
@@ -122,24 +133,15 @@ impl ModelClient for Anthropic {
 
     fn chat<'a>(&'a self, request: &'a ChatRequest) -> BoxFuture<'a, Result<ChatReply, Error>> {
         Box::pin(async move {
-            let model = request
-                .model
-                .as_deref()
-                .or(self.model.as_deref())
-                .ok_or_else(|| {
-                    Error::Config(format!(
-                        "no model to ask at {}: give it a `Model`",
-                        self.base_url
-                    ))
-                })?;
-            let mut headers = vec![("anthropic-version", API_VERSION.to_owned())];
-            if let Some(key) = &self.api_key {
-                headers.push(("x-api-key", key.clone()));
-            }
+            let model = self.model_of(request.model.as_deref(), "give it a `Model`")?;
             let url = format!("{}/v1/messages", self.base_url);
             let answer = self
                 .transport
-                .post_json(&url, &headers, &crate::anthropic_chat::body(request, model))
+                .post_json(
+                    &url,
+                    &self.headers(),
+                    &crate::anthropic_chat::body(request, model),
+                )
                 .await?;
             crate::anthropic_chat::read(&self.transport, &answer, model)
         })

@@ -78,23 +78,26 @@ impl OpenAiCompatible {
         body
     }
 
-    async fn ask(&self, request: &Request) -> Result<Reply, Error> {
-        let model = request
-            .model
-            .as_deref()
-            .or(self.model.as_deref())
-            .ok_or_else(|| {
-                Error::Config(format!(
-                    "no model to ask at {}: give the grader a `model`",
-                    self.base_url
-                ))
-            })?;
-        let url = format!("{}/chat/completions", self.base_url);
-        let headers: Vec<(&str, String)> = self
-            .api_key
+    /// Returns the model to ask: the request's, else the client's; `missing` says what to give
+    /// when there is neither.
+    fn model_of<'a>(&'a self, requested: Option<&'a str>, missing: &str) -> Result<&'a str, Error> {
+        requested.or(self.model.as_deref()).ok_or_else(|| {
+            Error::Config(format!("no model to ask at {}: {missing}", self.base_url))
+        })
+    }
+
+    /// Returns the headers every request carries: the key, when there is one.
+    fn headers(&self) -> Vec<(&'static str, String)> {
+        self.api_key
             .iter()
             .map(|k| ("authorization", format!("Bearer {k}")))
-            .collect();
+            .collect()
+    }
+
+    async fn ask(&self, request: &Request) -> Result<Reply, Error> {
+        let model = self.model_of(request.model.as_deref(), "give the grader a `model`")?;
+        let url = format!("{}/chat/completions", self.base_url);
+        let headers = self.headers();
         let with_schema = request.schema.is_some()
             && match self.structured {
                 Structured::JsonSchema => true,
@@ -199,22 +202,9 @@ impl ModelClient for OpenAiCompatible {
 
     fn chat<'a>(&'a self, request: &'a ChatRequest) -> BoxFuture<'a, Result<ChatReply, Error>> {
         Box::pin(async move {
-            let model = request
-                .model
-                .as_deref()
-                .or(self.model.as_deref())
-                .ok_or_else(|| {
-                    Error::Config(format!(
-                        "no model to ask at {}: give it a `Model`",
-                        self.base_url
-                    ))
-                })?;
+            let model = self.model_of(request.model.as_deref(), "give it a `Model`")?;
             let url = format!("{}/chat/completions", self.base_url);
-            let headers: Vec<(&str, String)> = self
-                .api_key
-                .iter()
-                .map(|k| ("authorization", format!("Bearer {k}")))
-                .collect();
+            let headers = self.headers();
             let answer = self
                 .transport
                 .post_json(&url, &headers, &crate::openai_chat::body(request, model))

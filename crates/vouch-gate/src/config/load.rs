@@ -431,20 +431,10 @@ impl Cx {
         let to = m
             .get("To")
             .and_then(|(n, p)| Some((self.string(n, &p)?, Location::of(n))));
-        let validators = self.validator_keys(&mut m);
-        let source_agents: Vec<String> = m
-            .get("SourceAgents")
-            .map(|(n, p)| self.strings(n, &p))
-            .unwrap_or_default()
-            .into_iter()
-            .map(|(s, _)| s)
-            .collect();
-        let (required_command_pattern, shell_fallback_pattern) = self.patterns(&mut m);
-        let mut contracts = self.contract_refs(&mut m);
+        let mut gates = self.gate_keys(&mut m);
         if let Some((n, p)) = m.get("Contract") {
-            contracts.extend(self.contract_names(n, &p));
+            gates.contracts.extend(self.contract_names(n, &p));
         }
-        let requires = self.requires_key(&mut m);
         self.unknown_keys(
             &m,
             &[
@@ -469,30 +459,39 @@ impl Cx {
             );
             return None;
         };
-        let source_agents = if source_agents.is_empty() {
-            agent.map(str::to_owned).into_iter().collect()
-        } else {
-            source_agents
+        if gates.source_agents.is_empty() {
+            gates.source_agents = agent.map(str::to_owned).into_iter().collect();
+        }
+        let link = StateLink {
+            from: from.to_owned(),
+            to,
         };
-        Some((
-            Route {
-                keyword: signal.trim().to_owned(),
-                agent: None,
-                validators,
-                source_agents,
-                required_command_pattern,
-                shell_fallback_pattern,
-                contracts,
-                requires,
-                location: m.location,
-                key_path: path.to_owned(),
-                transition: Some(StateLink {
-                    from: from.to_owned(),
-                    to,
-                }),
-            },
-            to_at,
-        ))
+        let route = gates.route(signal.trim().to_owned(), None, m.location, path, Some(link));
+        Some((route, to_at))
+    }
+
+    /// Reads the gate keys a route and a transition share: validators, source agents,
+    /// command patterns, contracts and requirements.
+    fn gate_keys(&mut self, m: &mut Map<'_>) -> GateKeys {
+        let validators = self.validator_keys(m);
+        let source_agents = m
+            .get("SourceAgents")
+            .map(|(n, p)| self.strings(n, &p))
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(s, _)| s)
+            .collect();
+        let (required, fallback) = self.patterns(m);
+        let contracts = self.contract_refs(m);
+        let requires = self.requires_key(m);
+        GateKeys {
+            validators,
+            source_agents,
+            required,
+            fallback,
+            contracts,
+            requires,
+        }
     }
 
     fn route(&mut self, node: &Spanned<Node>, path: &str) -> Option<Route> {
@@ -505,14 +504,7 @@ impl Cx {
             self.error(m.location, path, "a route needs a `Keyword`", None);
         }
         let agent = m.get("Agent").and_then(|(n, p)| self.string(n, &p));
-        let validators = self.validator_keys(&mut m);
-        let source_agents = m
-            .get("SourceAgents")
-            .map(|(n, p)| self.strings(n, &p))
-            .unwrap_or_default();
-        let (required_command_pattern, shell_fallback_pattern) = self.patterns(&mut m);
-        let contracts = self.contract_refs(&mut m);
-        let requires = self.requires_key(&mut m);
+        let gates = self.gate_keys(&mut m);
         self.unknown_keys(
             &m,
             &[
@@ -527,19 +519,7 @@ impl Cx {
                 "Requires",
             ],
         );
-        Some(Route {
-            keyword: keyword?.trim().to_owned(),
-            agent,
-            validators,
-            source_agents: source_agents.into_iter().map(|(s, _)| s).collect(),
-            required_command_pattern,
-            shell_fallback_pattern,
-            contracts,
-            requires,
-            location: m.location,
-            key_path: path.to_owned(),
-            transition: None,
-        })
+        Some(gates.route(keyword?.trim().to_owned(), agent, m.location, path, None))
     }
 
     fn termination(&mut self, node: &Spanned<Node>, path: &str) -> Option<Termination> {
@@ -902,6 +882,42 @@ impl Cx {
                 .collect(),
             Node::Null => Vec::new(),
             _ => self.predicate(node, &path).into_iter().collect(),
+        }
+    }
+}
+
+/// The gate keys a route and a transition share, as read.
+struct GateKeys {
+    validators: Vec<ValidatorRef>,
+    source_agents: Vec<String>,
+    required: Option<crate::alternatives::Alternatives>,
+    fallback: Option<crate::alternatives::Alternatives>,
+    contracts: Vec<ContractRef>,
+    requires: Vec<PredicateRef>,
+}
+
+impl GateKeys {
+    /// Returns the route of `keyword` to `agent` with these gates.
+    fn route(
+        self,
+        keyword: String,
+        agent: Option<String>,
+        location: Location,
+        path: &str,
+        transition: Option<StateLink>,
+    ) -> Route {
+        Route {
+            keyword,
+            agent,
+            validators: self.validators,
+            source_agents: self.source_agents,
+            required_command_pattern: self.required,
+            shell_fallback_pattern: self.fallback,
+            contracts: self.contracts,
+            requires: self.requires,
+            location,
+            key_path: path.to_owned(),
+            transition,
         }
     }
 }
