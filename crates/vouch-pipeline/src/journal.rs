@@ -66,6 +66,11 @@ pub(crate) enum Record {
         /// The route keyword of a `handoff` call.
         handoff: Option<String>,
     },
+    /// A turn's change-log entry was written (a resumed run does not write it again).
+    Recorded {
+        /// The agent.
+        agent: String,
+    },
     /// The router decided on a turn's reply (after its change-log entry was written).
     Decided {
         /// The agent.

@@ -208,6 +208,8 @@ struct Pending {
     finished: bool,
     /// True when a `handoff` was answered.
     handed_off: bool,
+    /// True when the turn's change-log entry was written: only the decision is left.
+    recorded: bool,
 }
 
 fn execute(
@@ -319,6 +321,9 @@ fn execute(
                     let call = p.last_calls.iter().find(|c| c.id == call_id).cloned();
                     state.apply_result(&a, call.as_ref(), &call_id, &name, &text, outcome);
                 }
+                Record::Recorded { .. } => {
+                    pending.get_or_insert_with(Pending::default).recorded = true;
+                }
                 Record::Decided {
                     agent: a,
                     decision,
@@ -385,6 +390,7 @@ fn execute(
             break Ended::Interrupted;
         }
         let continuing = pending.take();
+        let recorded = continuing.as_ref().is_some_and(|p| p.recorded);
         if continuing.is_none() {
             if cap.is_some_and(|c| turns >= c) {
                 break Ended::TurnCap {
@@ -429,7 +435,12 @@ fn execute(
             // The turn is journaled as far as it went; resuming finishes it, and records it.
             break Ended::Interrupted;
         }
-        record(&change_log, &state.run_id, &agent.name, &turn.effects)?;
+        if !recorded {
+            record(&change_log, &state.run_id, &agent.name, &turn.effects)?;
+            state.journal(&Record::Recorded {
+                agent: agent.name.clone(),
+            })?;
+        }
         state.save(&session_path)?;
         let history = History::new(&state.session, &options.workdir).agent(Some(&agent.name));
         let routed = config
@@ -746,7 +757,7 @@ impl RunState {
                 Ok(h) => h || p.handed_off,
                 Err(e) => return Ok(Err(e)),
             };
-            if p.finished || handed_off || calls_made >= agent.max_tool_calls {
+            if p.recorded || p.finished || handed_off || calls_made >= agent.max_tool_calls {
                 return Ok(Ok(Turn {
                     usage,
                     effects,

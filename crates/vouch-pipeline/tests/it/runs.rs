@@ -258,3 +258,54 @@ fn eight_runs_at_once_keep_their_evidence_apart() {
     }
     assert_eq!(sessions.len(), 8, "every run is a session of its own");
 }
+
+#[test]
+fn a_run_cut_between_its_record_and_its_decision_records_the_turn_once() {
+    let dir = project(SCRIPT);
+    let (whole, _) = run_project(dir.path());
+    assert!(matches!(whole.ended, Ended::Terminated { .. }));
+    // Cut the run just after its second turn (the first that changed something) recorded
+    // itself in the change log, before the router decided on it.
+    let journal = dir.path().join(".vouch/run/journal.jsonl");
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let mut recorded = 0;
+    let mut cut = String::new();
+    for line in text.lines() {
+        cut.push_str(line);
+        cut.push('\n');
+        if line.contains("\"record\":\"recorded\"") {
+            recorded += 1;
+            if recorded == 2 {
+                break;
+            }
+        }
+    }
+    std::fs::write(&journal, cut).unwrap();
+    let log = dir.path().join(".fuseraft/state/changes.json");
+    let mut changes: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&log).unwrap()).unwrap();
+    changes["Entries"].as_array_mut().unwrap().truncate(1);
+    std::fs::write(&log, changes.to_string()).unwrap();
+    // The scripted model starts over: resuming tells it where each agent was.
+    let config = RunConfig::load(&dir.path().join("pipeline.yaml")).unwrap();
+    let models = models::build(&config).unwrap();
+    let resumed = vouch_pipeline::resume(
+        &config,
+        &models,
+        &RunOptions::new(dir.path(), ""),
+        &mut |_| {},
+    )
+    .unwrap();
+    assert!(
+        matches!(resumed.ended, Ended::Terminated { .. }),
+        "{:?}",
+        resumed.ended
+    );
+    let entries = vouch_evidence::ChangeLog::read(&log).unwrap().entries;
+    let agents: Vec<&str> = entries.iter().map(|e| e.agent.as_str()).collect();
+    assert_eq!(
+        agents,
+        ["Developer", "Tester"],
+        "the cut turn was not recorded twice"
+    );
+}
