@@ -65,6 +65,27 @@ pub struct CommandRun {
     pub exit_code: Option<i64>,
     /// The SHA-256 of its whole output, when recorded.
     pub output_sha256: Option<String>,
+    /// The receipt vouch keeps beside it, when recorded (keys other readers ignore).
+    pub receipt: CommandReceipt,
+}
+
+/// What vouch records of a command beyond the orchestrators' layout: which call it answers,
+/// when it ran and for how long, how much it wrote and how that output ended.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CommandReceipt {
+    /// The tool call it answers (`CallId`).
+    pub call_id: Option<String>,
+    /// When it started (`StartedAt`, RFC 3339).
+    pub started_at: Option<String>,
+    /// When it ended (`EndedAt`).
+    pub ended_at: Option<String>,
+    /// How long it ran, in milliseconds (`DurationMs`).
+    pub duration_ms: Option<u64>,
+    /// How many bytes of output it wrote in all (`OutputBytes`).
+    pub output_bytes: Option<u64>,
+    /// The last bytes of its output (`OutputTail`): where a test run says how it ended.
+    pub output_tail: Option<String>,
 }
 
 impl ChangeLog {
@@ -135,6 +156,18 @@ pub struct NewCommand {
     pub exit_code: Option<i64>,
     /// Its whole output.
     pub output: String,
+    /// The tool call it answers.
+    pub call_id: Option<String>,
+    /// When it started (RFC 3339).
+    pub started_at: Option<String>,
+    /// When it ended.
+    pub ended_at: Option<String>,
+    /// How long it ran, in milliseconds.
+    pub duration_ms: Option<u64>,
+    /// How many bytes of output it wrote in all, when more than `output` holds.
+    pub output_bytes: Option<u64>,
+    /// The SHA-256 of its whole output, when `output` holds only part of it.
+    pub output_sha256: Option<String>,
 }
 
 impl NewCommand {
@@ -148,6 +181,7 @@ impl NewCommand {
             command: command.into(),
             exit_code,
             output: output.into(),
+            ..NewCommand::default()
         }
     }
 }
@@ -252,7 +286,13 @@ fn entry_json(turn: &NewTurn, session_id: &str, turn_index: i64) -> String {
                 "succeeded": c.exit_code == Some(0),
                 "Output": cap(&c.output),
                 "ExitCode": c.exit_code,
-                "OutputSha256": sha256_hex(c.output.as_bytes()),
+                "OutputSha256": c.output_sha256.clone().unwrap_or_else(|| sha256_hex(c.output.as_bytes())),
+                "OutputBytes": c.output_bytes.unwrap_or(c.output.len() as u64),
+                "OutputTail": tail(&c.output),
+                "CallId": c.call_id,
+                "StartedAt": c.started_at,
+                "EndedAt": c.ended_at,
+                "DurationMs": c.duration_ms,
             })
         })
         .collect();
@@ -267,6 +307,18 @@ fn entry_json(turn: &NewTurn, session_id: &str, turn_index: i64) -> String {
         "GitCommits": turn.git_commits,
     })
     .to_string()
+}
+
+/// How many bytes of a command's output its receipt keeps from the end.
+const TAIL: usize = 1024;
+
+/// Returns the last [`TAIL`] bytes of `output`, cut at a character boundary.
+fn tail(output: &str) -> &str {
+    let mut start = output.len().saturating_sub(TAIL);
+    while !output.is_char_boundary(start) {
+        start += 1;
+    }
+    &output[start..]
 }
 
 /// Returns the first [`OUTPUT_CAP`] bytes of `output`, cut at a character boundary.
@@ -497,6 +549,18 @@ impl<'de> Deserialize<'de> for CommandRun {
                         c.exit_code = map.next_value()?;
                     } else if key_is(k, "OutputSha256") {
                         c.output_sha256 = map.next_value()?;
+                    } else if key_is(k, "CallId") {
+                        c.receipt.call_id = map.next_value()?;
+                    } else if key_is(k, "StartedAt") {
+                        c.receipt.started_at = map.next_value()?;
+                    } else if key_is(k, "EndedAt") {
+                        c.receipt.ended_at = map.next_value()?;
+                    } else if key_is(k, "DurationMs") {
+                        c.receipt.duration_ms = map.next_value()?;
+                    } else if key_is(k, "OutputBytes") {
+                        c.receipt.output_bytes = map.next_value()?;
+                    } else if key_is(k, "OutputTail") {
+                        c.receipt.output_tail = map.next_value()?;
                     } else {
                         map.next_value::<IgnoredAny>()?;
                     }

@@ -32,8 +32,8 @@ mod view;
 
 pub use brief::{Brief, Criterion, FileRef};
 pub use changelog::{
-    Appended, ChangeEntry, ChangeLog, CommandRun, NewCommand, NewTurn, OUTPUT_CAP, append,
-    new_session_id,
+    Appended, ChangeEntry, ChangeLog, CommandReceipt, CommandRun, NewCommand, NewTurn, OUTPUT_CAP,
+    append, new_session_id,
 };
 pub use error::Error;
 pub use review::{Review, ReviewEntry};

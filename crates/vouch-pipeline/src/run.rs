@@ -670,6 +670,12 @@ impl RunState {
                 tools::call(&call.name, &call.arguments, cx)
             };
             handed_off |= output.handoff.is_some();
+            let mut output = output;
+            for effect in &mut output.effects {
+                if let Effect::Ran(receipt) = effect {
+                    receipt.call_id = Some(call.id.clone());
+                }
+            }
             self.journal(&Record::Result {
                 agent: agent.name.clone(),
                 call_id: call.id.clone(),
@@ -888,11 +894,28 @@ fn record(path: &Path, run_id: &str, agent: &str, effects: &[Effect]) -> Result<
         match effect {
             Effect::Wrote(p) => turn.files_written.push(p.clone()),
             Effect::Deleted(p) => turn.files_deleted.push(p.clone()),
-            Effect::Ran(r) => turn.commands.push(NewCommand::new(
-                r.command.clone(),
-                r.exit_code.map(i64::from),
-                r.output.clone(),
-            )),
+            Effect::Ran(r) => {
+                let mut command = NewCommand::new(
+                    r.command.clone(),
+                    r.exit_code.map(i64::from),
+                    r.output.clone(),
+                );
+                command.call_id.clone_from(&r.call_id);
+                command.started_at = Some(r.started_at.clone());
+                command.ended_at = r
+                    .started_at
+                    .parse::<jiff::Timestamp>()
+                    .ok()
+                    .and_then(|t| {
+                        t.checked_add(jiff::SignedDuration::try_from(r.duration).ok()?)
+                            .ok()
+                    })
+                    .map(|t| t.to_string());
+                command.duration_ms = u64::try_from(r.duration.as_millis()).ok();
+                command.output_bytes = Some(r.output_len);
+                command.output_sha256 = Some(r.output_sha256.clone());
+                turn.commands.push(command);
+            }
             Effect::Committed(hash) => turn.git_commits.push(hash.clone()),
         }
     }

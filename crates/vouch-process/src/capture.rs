@@ -4,6 +4,8 @@
 use std::collections::VecDeque;
 use std::io::Read;
 
+use sha2::{Digest, Sha256};
+
 /// What was read of one stream.
 #[derive(Debug, Default)]
 pub(crate) struct Captured {
@@ -11,6 +13,8 @@ pub(crate) struct Captured {
     pub(crate) bytes: Vec<u8>,
     /// How many bytes the stream carried in all.
     pub(crate) total: u64,
+    /// The SHA-256 of everything the stream carried, as lowercase hex.
+    pub(crate) sha256: String,
 }
 
 /// Reads `reader` to its end. With a cap, keeps the first half of the cap and the last half,
@@ -23,6 +27,7 @@ pub(crate) fn capture(mut reader: impl Read, cap: Option<usize>) -> Captured {
         None => (usize::MAX, 0),
     };
     let mut total: u64 = 0;
+    let mut hasher = Sha256::new();
     let mut buf = vec![0u8; 64 * 1024];
     loop {
         let n = match reader.read(&mut buf) {
@@ -33,6 +38,7 @@ pub(crate) fn capture(mut reader: impl Read, cap: Option<usize>) -> Captured {
             Err(_) => break,
         };
         total += n as u64;
+        hasher.update(&buf[..n]);
         let mut chunk = &buf[..n];
         let room = head_cap.saturating_sub(head.len());
         let into_head = room.min(chunk.len());
@@ -58,7 +64,19 @@ pub(crate) fn capture(mut reader: impl Read, cap: Option<usize>) -> Captured {
         );
     }
     bytes.extend(tail);
-    Captured { bytes, total }
+    let sha256 = hasher
+        .finalize()
+        .iter()
+        .fold(String::with_capacity(64), |mut s, b| {
+            use std::fmt::Write as _;
+            let _ = write!(s, "{b:02x}");
+            s
+        });
+    Captured {
+        bytes,
+        total,
+        sha256,
+    }
 }
 
 #[cfg(test)]
@@ -70,6 +88,10 @@ mod tests {
         let c = capture(&b"hello world"[..], None);
         assert_eq!(c.bytes, b"hello world");
         assert_eq!(c.total, 11);
+        assert_eq!(
+            c.sha256,
+            "b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9"
+        );
     }
 
     #[test]

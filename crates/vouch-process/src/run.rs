@@ -97,6 +97,8 @@ pub struct Finished {
     pub stdout_len: u64,
     /// How many bytes standard error carried in all, before any cap.
     pub stderr_len: u64,
+    /// The SHA-256 of all of standard output (before any cap), lowercase hex.
+    pub stdout_sha256: String,
     /// True when the child ran past its deadline and its process group was killed.
     pub timed_out: bool,
     /// True when the cancel flag stopped it and its process group was killed.
@@ -200,6 +202,7 @@ pub fn run(mut command: Command, options: &Options) -> std::io::Result<Finished>
         stdout: out.bytes,
         stderr: err.bytes,
         stdout_len: out.total,
+        stdout_sha256: out.sha256,
         stderr_len: err.total,
         timed_out,
         cancelled,

@@ -47,6 +47,12 @@ pub struct Receipt {
     pub output: String,
     /// How many bytes of output it wrote in all.
     pub output_len: u64,
+    /// The SHA-256 of its whole output (before the cap).
+    pub output_sha256: String,
+    /// When it started (RFC 3339).
+    pub started_at: String,
+    /// The tool call it answers (set by the runner).
+    pub call_id: Option<String>,
 }
 
 impl ToolOutput {

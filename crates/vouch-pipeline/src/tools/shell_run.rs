@@ -32,6 +32,7 @@ pub(super) fn run(args: &Value, cx: &ToolContext) -> ToolOutput {
     for key in &policy.hidden_env {
         cmd.env_remove(key);
     }
+    let started_at = jiff::Timestamp::now().to_string();
     let mut options = Options::new(policy.timeout).merged().cap(policy.output_cap);
     if let Some(flag) = &cx.cancel {
         options = options.cancel_on(flag.clone());
@@ -48,6 +49,9 @@ pub(super) fn run(args: &Value, cx: &ToolContext) -> ToolOutput {
         duration: done.elapsed,
         output: output.clone(),
         output_len: done.stdout_len,
+        output_sha256: done.stdout_sha256.clone(),
+        started_at,
+        call_id: None,
     };
     let (text, outcome) = if done.cancelled {
         (

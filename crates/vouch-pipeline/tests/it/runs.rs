@@ -141,6 +141,25 @@ fn a_forged_handoff_is_blocked_corrected_and_the_backed_one_goes_through() {
             ("Tester", "sh test.sh", true)
         ]
     );
+    // Each command carries its receipt: the call it answers, when and how long it ran, its
+    // whole output's size, hash and tail.
+    let first = &log.entries[0].commands_run[0];
+    let receipt = &first.receipt;
+    assert_eq!(receipt.call_id.as_deref(), Some("call_developer_2_2"));
+    assert_eq!(receipt.output_bytes, Some(19));
+    assert_eq!(receipt.output_tail.as_deref(), Some("1 passed, 0 failed\n"));
+    assert!(
+        receipt.duration_ms.is_some() && receipt.started_at.is_some() && receipt.ended_at.is_some()
+    );
+    let sha = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("printf '1 passed, 0 failed\\n' | sha256sum | cut -d' ' -f1")
+        .output()
+        .unwrap();
+    assert_eq!(
+        first.output_sha256.as_deref(),
+        Some(String::from_utf8(sha.stdout).unwrap().trim())
+    );
     let session =
         vouch_session::read_path(&summary.session, &vouch_session::ReadOptions::default())
             .unwrap()
