@@ -12,7 +12,7 @@ use vouch_gate::{Decision, RouterState};
 use vouch_llm::{ToolCallRequest, Usage};
 use vouch_session::Outcome;
 
-use crate::run::RunError;
+use crate::error::RunError;
 use crate::tools::Effect;
 
 /// One line of the journal.

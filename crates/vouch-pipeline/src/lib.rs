@@ -32,6 +32,7 @@
 #![deny(missing_docs)]
 
 mod config;
+mod error;
 mod journal;
 pub mod models;
 mod run;
@@ -39,5 +40,6 @@ pub mod tools;
 mod workspace;
 
 pub use config::{AgentConfig, Budget, ModelConfig, Provider, RunConfig, lint};
-pub use run::{Ended, Models, Progress, RUN_DIR, RunError, RunOptions, Summary, resume, run};
+pub use error::RunError;
+pub use run::{Ended, Models, Progress, RUN_DIR, RunOptions, Summary, resume, run};
 pub use workspace::{Access, Refused, Workspace};

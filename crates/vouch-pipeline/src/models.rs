@@ -10,7 +10,8 @@ use vouch_llm::{
 };
 
 use crate::config::{Provider, RunConfig};
-use crate::run::{Models, RunError};
+use crate::error::RunError;
+use crate::run::Models;
 
 /// Builds every model of `config`. A key that is not set is an error here, before any turn.
 pub fn build(config: &RunConfig) -> Result<Models, RunError> {

@@ -25,6 +25,7 @@ use vouch_session::{
 };
 
 use crate::config::{AgentConfig, RunConfig};
+use crate::error::RunError;
 use crate::journal::{self, Journal, Record};
 use crate::tools::{self, Effect, ToolContext};
 use crate::workspace::Workspace;
@@ -147,21 +148,6 @@ pub enum Progress<'a> {
         /// Tokens the turn cost.
         usage: Usage,
     },
-}
-
-/// Why a run could not start or go on (not how it ended).
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum RunError {
-    /// The working directory or the run's files could not be used.
-    #[error("{0}")]
-    Io(String),
-    /// A model of the configuration could not be built.
-    #[error("{0}")]
-    Model(String),
-    /// The run's record could not be written.
-    #[error(transparent)]
-    Evidence(#[from] vouch_evidence::Error),
 }
 
 /// The models of a run, by alias.

@@ -1,0 +1,16 @@
+//! Why a run could not start or go on.
+
+/// Why a run could not start or go on (not how it ended).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunError {
+    /// The working directory or the run's files could not be used.
+    #[error("{0}")]
+    Io(String),
+    /// A model of the configuration could not be built.
+    #[error("{0}")]
+    Model(String),
+    /// The run's record could not be written.
+    #[error(transparent)]
+    Evidence(#[from] vouch_evidence::Error),
+}
