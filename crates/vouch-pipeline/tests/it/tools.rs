@@ -150,27 +150,39 @@ fn a_command_past_its_time_is_a_timeout_and_its_process_group_is_gone() {
         ..ShellPolicy::default()
     };
     let cx = cx(dir.path(), shell);
+    // The shell says its pid, its process group's id, first.
     let out = call(
         &cx,
         "shell_run",
-        &json!({"command": "(sleep 3; touch late) & echo started; sleep 30"}),
+        &json!({"command": "echo $$; (sleep 3; touch late) & echo started; sleep 30"}),
     );
     assert_eq!(out.outcome, Outcome::TimedOut);
+    let mut lines = out.text.lines();
     assert_eq!(
-        out.text,
-        "[TIMEOUT] the command ran past 0.5 s and was killed\nstarted\n"
+        lines.next(),
+        Some("[TIMEOUT] the command ran past 0.5 s and was killed")
     );
+    let group = lines.next().unwrap().to_owned();
+    assert_eq!(lines.next(), Some("started"));
     let [Effect::Ran(receipt)] = out.effects.as_slice() else {
         panic!()
     };
     assert!(receipt.timed_out && receipt.exit_code.is_none());
-    // Nothing of the group is left: the background writer never writes.
-    let left = std::process::Command::new("sh")
-        .arg("-c")
-        .arg("ps -eo args | grep -c '[s]leep 3;' || true")
-        .output()
-        .unwrap();
-    assert_eq!(String::from_utf8_lossy(&left.stdout).trim(), "0");
+    // Nothing of the group is left (a killed process leaves the table a moment after the
+    // signal; a group alive five seconds later was not killed), so the writer never writes.
+    let ended = (0..500).any(|_| {
+        let alive = std::process::Command::new("kill")
+            .args(["-0", "--", &format!("-{group}")])
+            .stderr(std::process::Stdio::null())
+            .status()
+            .unwrap()
+            .success();
+        if alive {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        !alive
+    });
+    assert!(ended, "the process group {group} outlived its deadline");
     assert!(!dir.path().join("late").exists());
 }
 

@@ -36,21 +36,19 @@ fn without_input_standard_input_is_closed() {
 #[test]
 fn a_hanging_group_is_killed_at_the_deadline_grandchildren_included() {
     let dir = tempfile::tempdir().unwrap();
-    // The background sleeper would write its marker if it outlived the kill.
-    let script = "(sleep 2; touch survived) & sleep 30; echo never";
+    // The shell says its pid — its group's id — first; the background sleeper would write its
+    // marker if it outlived the kill.
+    let script = "echo $$; (sleep 2; touch survived) & sleep 30; echo never";
     let out = shell(script, dir.path(), Duration::from_millis(300)).unwrap();
     assert!(out.timed_out);
     assert_eq!(out.exit_code, None);
     assert_eq!(out.signal, Some(9));
     assert!(!out.stdout_text().contains("never"));
-    // Whether the grandchild is gone is a fact about the process table, checked without a
-    // clock: its group has no member left.
-    let alive = Command::new("sh")
-        .arg("-c")
-        .arg("ps -eo args | grep -c '[s]leep 2' || true")
-        .output()
-        .unwrap();
-    assert_eq!(String::from_utf8_lossy(&alive.stdout).trim(), "0");
+    let group = out.stdout_text().lines().next().unwrap().trim().to_owned();
+    assert!(
+        group_ends(&group),
+        "the process group {group} outlived its deadline"
+    );
     assert!(!dir.path().join("survived").exists());
 }
 
@@ -88,4 +86,22 @@ fn a_cancelled_child_is_stopped_with_its_group() {
     let out = run(cmd, &Options::new(LONG).cancel_on(flag)).unwrap();
     assert!(out.cancelled && !out.timed_out);
     assert_eq!(out.exit_code, None);
+}
+
+/// Returns true once no process of group `group` is left. A killed process leaves the process
+/// table a moment after the signal; a group still alive after five seconds was not killed.
+fn group_ends(group: &str) -> bool {
+    for _ in 0..500 {
+        let alive = Command::new("kill")
+            .args(["-0", "--", &format!("-{group}")])
+            .stderr(std::process::Stdio::null())
+            .status()
+            .unwrap()
+            .success();
+        if !alive {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    false
 }
