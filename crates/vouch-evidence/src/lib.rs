@@ -24,6 +24,7 @@
 mod brief;
 mod changelog;
 mod error;
+mod ran_nothing;
 mod review;
 mod shapes;
 mod store;
@@ -36,6 +37,7 @@ pub use changelog::{
     append, new_session_id,
 };
 pub use error::Error;
+pub use ran_nothing::{RanNothing, ran_nothing};
 pub use review::{Review, ReviewEntry};
 pub use store::{update as update_locked, write_atomically};
 pub use test_report::{TestReport, TestResultRow};
