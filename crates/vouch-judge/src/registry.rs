@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use tokio::sync::Semaphore;
 use vouch_llm::{
-    AgentCli, Anthropic, BoxFuture, CliKind, DEFAULT_CONCURRENCY, Limits, ModelClient,
-    OpenAiCompatible, Reply, Request, RetryPolicy, Scripted, Structured, Transport,
+    AgentCli, Anthropic, BoxFuture, CliKind, DEFAULT_CONCURRENCY, HttpProvider, Limits,
+    ModelClient, OpenAiCompatible, Reply, Request, RetryPolicy, Scripted, Structured, Transport,
 };
 
 use crate::error::Error;
@@ -224,15 +224,20 @@ fn provider(g: &GraderConfig) -> String {
     }
 }
 
+/// The HTTP provider a grader reaches (the OpenAI format for every kind but Anthropic's).
+fn http_provider(g: &GraderConfig) -> HttpProvider {
+    if g.kind == GraderKind::Anthropic {
+        HttpProvider::Anthropic
+    } else {
+        HttpProvider::OpenAi
+    }
+}
+
 /// The base URL of an HTTP grader: its own, or its provider's.
 fn base_url(g: &GraderConfig) -> String {
-    g.base_url.clone().unwrap_or_else(|| {
-        if g.kind == GraderKind::Anthropic {
-            "https://api.anthropic.com".to_owned()
-        } else {
-            "https://api.openai.com/v1".to_owned()
-        }
-    })
+    g.base_url
+        .clone()
+        .unwrap_or_else(|| http_provider(g).default_base().to_owned())
 }
 
 /// Builds the client of one grader, its requests bounded by `limit`.
@@ -242,30 +247,19 @@ fn client(g: &GraderConfig, limit: Arc<Semaphore>) -> Result<Arc<dyn ModelClient
         ..RetryPolicy::default()
     };
     let label = format!("grader `{}`", g.name);
-    let key_of = |default: &str| {
-        let var = g.api_key_env.clone().unwrap_or_else(|| default.to_owned());
-        (std::env::var(&var).ok().filter(|k| !k.is_empty()), var)
-    };
     Ok(match g.kind {
         GraderKind::OpenAi | GraderKind::Anthropic => {
             let openai = g.kind == GraderKind::OpenAi;
             let base = base_url(g);
-            let (key, var) = key_of(if openai {
-                "OPENAI_API_KEY"
-            } else {
-                "ANTHROPIC_API_KEY"
-            });
-            // Local servers need no key; the providers' own do.
-            let public = if openai {
-                "api.openai.com"
-            } else {
-                "api.anthropic.com"
+            // A grader without its key says why when it is used, not before.
+            let key = match http_provider(g).key(&base, g.api_key_env.as_deref()) {
+                Ok(key) => key,
+                Err(why) => {
+                    return Ok(Arc::new(Unusable {
+                        why: format!("{label}: {why}"),
+                    }));
+                }
             };
-            if key.is_none() && base.contains(public) {
-                return Ok(Arc::new(Unusable {
-                    why: format!("{label}: the environment variable {var} is not set"),
-                }));
-            }
             let transport = Transport::new(
                 label,
                 g.timeout.unwrap_or(Duration::from_secs(120)),

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use vouch_llm::{
-    Anthropic, DEFAULT_CONCURRENCY, Limits, ModelClient, OpenAiCompatible, RetryPolicy,
-    ScriptedChat, Structured, Transport,
+    Anthropic, DEFAULT_CONCURRENCY, HttpProvider, Limits, ModelClient, OpenAiCompatible,
+    RetryPolicy, ScriptedChat, Structured, Transport,
 };
 
 use crate::config::{Provider, RunConfig};
@@ -31,32 +31,18 @@ pub fn build(config: &RunConfig) -> Result<Models, RunError> {
             }
             Provider::OpenAi | Provider::Anthropic => {
                 let openai = m.provider == Provider::OpenAi;
-                let base = m.endpoint.clone().unwrap_or_else(|| {
-                    if openai {
-                        "https://api.openai.com/v1".to_owned()
-                    } else {
-                        "https://api.anthropic.com".to_owned()
-                    }
-                });
-                let var = m.api_key_env.clone().unwrap_or_else(|| {
-                    if openai {
-                        "OPENAI_API_KEY"
-                    } else {
-                        "ANTHROPIC_API_KEY"
-                    }
-                    .to_owned()
-                });
-                let key = std::env::var(&var).ok().filter(|k| !k.is_empty());
-                let public = if openai {
-                    "api.openai.com"
+                let provider = if openai {
+                    HttpProvider::OpenAi
                 } else {
-                    "api.anthropic.com"
+                    HttpProvider::Anthropic
                 };
-                if key.is_none() && base.contains(public) {
-                    return Err(RunError::Model(format!(
-                        "{label}: the environment variable {var} is not set"
-                    )));
-                }
+                let base = m
+                    .endpoint
+                    .clone()
+                    .unwrap_or_else(|| provider.default_base().to_owned());
+                let key = provider
+                    .key(&base, m.api_key_env.as_deref())
+                    .map_err(|why| RunError::Model(format!("{label}: {why}")))?;
                 let transport = Transport::new(
                     label.clone(),
                     Duration::from_secs(300),

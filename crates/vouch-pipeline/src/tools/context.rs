@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use regex::Regex;
+use vouch_llm::HttpProvider;
 
 use crate::workspace::Workspace;
 
@@ -29,7 +30,9 @@ impl Default for ShellPolicy {
             deny: Vec::new(),
             timeout: Duration::from_secs(300),
             output_cap: 64 * 1024,
-            hidden_env: vec!["OPENAI_API_KEY".to_owned(), "ANTHROPIC_API_KEY".to_owned()],
+            hidden_env: [HttpProvider::OpenAi, HttpProvider::Anthropic]
+                .map(|p| p.default_key_env().to_owned())
+                .to_vec(),
         }
     }
 }
