@@ -15,52 +15,51 @@ pub struct RanNothing {
 }
 
 /// A runner's way of saying it ran nothing.
+#[derive(Clone, Copy)]
 enum Sign {
     /// A line that says so outright.
-    Says(&'static str),
+    Says,
     /// Lines that count tests: nothing ran when at least one counts and every one says 0.
-    Counts(&'static str),
+    Counts,
 }
 
 /// Every runner's signs, compiled once.
 fn signs() -> &'static [(&'static str, Sign, Regex)] {
     static SIGNS: OnceLock<Vec<(&'static str, Sign, Regex)>> = OnceLock::new();
     SIGNS.get_or_init(|| {
-        let table: [(&'static str, Sign); 16] = [
-            ("cargo", Sign::Counts(r"(?m)^running (\d+) tests?$")),
-            ("pytest", Sign::Says(r"(?m)^=*\s*no tests ran\b")),
-            ("pytest", Sign::Counts(r"(?m)^collected (\d+) items?\b")),
+        let table: [(&'static str, Sign, &str); 16] = [
+            ("cargo", Sign::Counts, r"(?m)^running (\d+) tests?$"),
+            ("pytest", Sign::Says, r"(?m)^=*\s*no tests ran\b"),
+            ("pytest", Sign::Counts, r"(?m)^collected (\d+) items?\b"),
             (
                 "go test",
-                Sign::Says(r"(?m)testing: warning: no tests to run"),
+                Sign::Says,
+                r"(?m)testing: warning: no tests to run",
             ),
-            ("jest", Sign::Says(r"(?m)^No tests found")),
-            ("jest", Sign::Counts(r"(?m)^Tests:\s+(\d+) total")),
-            ("vitest", Sign::Says(r"(?m)No test files found")),
-            ("mocha", Sign::Counts(r"(?m)^\s*(\d+) passing\b")),
-            ("rspec", Sign::Says(r"(?m)^0 examples, 0 failures")),
-            ("maven", Sign::Counts(r"(?m)Tests run: (\d+), Failures")),
+            ("jest", Sign::Says, r"(?m)^No tests found"),
+            ("jest", Sign::Counts, r"(?m)^Tests:\s+(\d+) total"),
+            ("vitest", Sign::Says, r"(?m)No test files found"),
+            ("mocha", Sign::Counts, r"(?m)^\s*(\d+) passing\b"),
+            ("rspec", Sign::Says, r"(?m)^0 examples, 0 failures"),
+            ("maven", Sign::Counts, r"(?m)Tests run: (\d+), Failures"),
             (
                 "gradle",
-                Sign::Says(r"(?m)No tests found for given includes"),
+                Sign::Says,
+                r"(?m)No tests found for given includes",
             ),
-            ("dotnet", Sign::Says(r"(?m)No test is available in")),
-            ("dotnet", Sign::Counts(r"(?m)^\s*Total tests: (\d+)")),
-            ("phpunit", Sign::Says(r"(?m)^No tests executed!")),
-            ("ctest", Sign::Says(r"(?m)^No tests were found!!!")),
+            ("dotnet", Sign::Says, r"(?m)No test is available in"),
+            ("dotnet", Sign::Counts, r"(?m)^\s*Total tests: (\d+)"),
+            ("phpunit", Sign::Says, r"(?m)^No tests executed!"),
+            ("ctest", Sign::Says, r"(?m)^No tests were found!!!"),
             (
                 "ctest",
-                Sign::Counts(r"(?m)tests passed, \d+ tests failed out of (\d+)"),
+                Sign::Counts,
+                r"(?m)tests passed, \d+ tests failed out of (\d+)",
             ),
         ];
         table
             .into_iter()
-            .filter_map(|(runner, sign)| {
-                let pattern = match &sign {
-                    Sign::Says(p) | Sign::Counts(p) => *p,
-                };
-                Regex::new(pattern).ok().map(|re| (runner, sign, re))
-            })
+            .filter_map(|(runner, sign, pattern)| Some((runner, sign, Regex::new(pattern).ok()?)))
             .collect()
     })
 }
@@ -70,7 +69,7 @@ fn signs() -> &'static [(&'static str, Sign, Regex)] {
 pub fn ran_nothing(output: &str) -> Option<RanNothing> {
     for (runner, sign, re) in signs() {
         match sign {
-            Sign::Says(_) => {
+            Sign::Says => {
                 if let Some(m) = re.find(output) {
                     return Some(RanNothing {
                         runner,
@@ -78,7 +77,7 @@ pub fn ran_nothing(output: &str) -> Option<RanNothing> {
                     });
                 }
             }
-            Sign::Counts(_) => {
+            Sign::Counts => {
                 let mut first_zero = None;
                 let mut counted = false;
                 let mut some_ran = false;

@@ -113,8 +113,8 @@ pub struct RunConfig {
 fn plugin_tools(name: &str) -> Option<Vec<String>> {
     let tools: Vec<String> = TOOLS
         .iter()
-        .filter(|(_, plugin)| plugin.eq_ignore_ascii_case(name))
-        .map(|(tool, _)| (*tool).to_owned())
+        .filter(|(_, plugin, _)| plugin.eq_ignore_ascii_case(name))
+        .map(|(tool, _, _)| (*tool).to_owned())
         .collect();
     (!tools.is_empty()).then_some(tools)
 }
@@ -287,7 +287,7 @@ fn read(r: &mut Reader, root: &Spanned<Node>, path: &Path, out: &mut RunSections
     reason = "r, m, p and n are the reader, the mapping, its path and a node, as in vouch-gate's loader"
 )]
 fn models(r: &mut Reader, node: &Spanned<Node>, path: &str, dir: &Path, out: &mut RunSections) {
-    let Some(mut all) = r.map(node, path) else {
+    let Some(all) = r.map(node, path) else {
         return;
     };
     for (alias, value) in all.entries() {
@@ -369,7 +369,6 @@ fn models(r: &mut Reader, node: &Spanned<Node>, path: &str, dir: &Path, out: &mu
                 script,
             });
         }
-        let _ = &mut all;
     }
 }
 
@@ -408,7 +407,7 @@ fn agents(r: &mut Reader, node: &Spanned<Node>, path: &str, dir: &Path, out: &mu
                 for (t, at) in r.strings(n, &pp) {
                     match plugin_tools(&t) {
                         Some(all) => tools.extend(all),
-                        None if TOOLS.iter().any(|(name, _)| *name == t) => tools.push(t),
+                        None if TOOLS.iter().any(|(name, _, _)| *name == t) => tools.push(t),
                         None => r.error(
                             at,
                             &pp,

@@ -304,8 +304,18 @@ fn execute(
                     p.handed_off |= handoff.is_some();
                     p.answered.push(call_id.clone());
                     p.effects.extend(effects);
-                    let call = p.last_calls.iter().find(|c| c.id == call_id).cloned();
-                    state.apply_result(&a, call.as_ref(), &call_id, &name, &text, outcome);
+                    // A call the journal holds no step of keeps its id and name.
+                    let call = p
+                        .last_calls
+                        .iter()
+                        .find(|c| c.id == call_id)
+                        .cloned()
+                        .unwrap_or(ToolCallRequest {
+                            id: call_id,
+                            name,
+                            arguments: serde_json::Value::Null,
+                        });
+                    state.apply_result(&a, &call, &text, outcome);
                 }
                 Record::Recorded { .. } => {
                     pending.get_or_insert_with(Pending::default).recorded = true;
@@ -365,14 +375,8 @@ fn execute(
         state.apply_user(&options.task);
     }
     state.session.id.clone_from(&state.run_id);
-    let interrupted = || {
-        options
-            .cancel
-            .as_ref()
-            .is_some_and(|f| f.load(std::sync::atomic::Ordering::SeqCst))
-    };
     let ended = loop {
-        if interrupted() {
+        if cx.cancelled() {
             break Ended::Interrupted;
         }
         let continuing = pending.take();
@@ -570,44 +574,43 @@ impl RunState {
         ));
     }
 
-    /// Adds an answered call of `agent` to the session and the conversation.
+    /// Adds an answered call of `agent` to the session and the conversation; returns the call
+    /// and its result as the session holds them.
     fn apply_result(
         &mut self,
         agent: &str,
-        call: Option<&ToolCallRequest>,
-        call_id: &str,
-        name: &str,
+        call: &ToolCallRequest,
         text: &str,
         outcome: Outcome,
-    ) {
-        let request = call.cloned().unwrap_or_else(|| ToolCallRequest {
-            id: call_id.to_owned(),
-            name: name.to_owned(),
-            arguments: serde_json::Value::Null,
-        });
-        let output = tools::ToolOutput {
-            text: text.to_owned(),
-            outcome,
-            effects: Vec::new(),
-            handoff: None,
+    ) -> (ToolCall, ToolResult) {
+        let recorded = ToolCall {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            kind: vouch_session::tool_kind(Format::Chat, &call.name),
+            args: Args::from_value(call.arguments.clone()),
         };
-        let (recorded, result) = record_call(&request, &output);
+        let result = ToolResult {
+            call_id: call.id.clone(),
+            output: Output::inline(text),
+            outcome,
+        };
         self.session.push(
             Actor::named(Role::Assistant, agent),
-            EventKind::ToolCall(recorded),
+            EventKind::ToolCall(recorded.clone()),
         );
         self.session.push(
             Actor::named(Role::Tool, agent),
-            EventKind::ToolResult(result),
+            EventKind::ToolResult(result.clone()),
         );
         self.transcript.push((
             Some(agent.to_owned()),
             ChatMessage::Tool {
-                call_id: call_id.to_owned(),
-                name: name.to_owned(),
+                call_id: call.id.clone(),
+                name: call.name.clone(),
                 content: text.to_owned(),
             },
         ));
+        (recorded, result)
     }
 
     /// Returns the conversation as `agent` sees it.
@@ -671,15 +674,8 @@ impl RunState {
                 effects: output.effects.clone(),
                 handoff: output.handoff.clone(),
             })?;
-            let (recorded, result) = record_call(call, &output);
-            self.apply_result(
-                &agent.name,
-                Some(call),
-                &call.id,
-                &call.name,
-                &output.text,
-                output.outcome,
-            );
+            let (recorded, result) =
+                self.apply_result(&agent.name, call, &output.text, output.outcome);
             progress(Progress::ToolCall {
                 agent: &agent.name,
                 call: &recorded,
@@ -687,11 +683,7 @@ impl RunState {
             });
             effects.extend(output.effects);
             // Interrupted: the step's other calls wait for the resumed run.
-            if cx
-                .cancel
-                .as_ref()
-                .is_some_and(|f| f.load(std::sync::atomic::Ordering::SeqCst))
-            {
+            if cx.cancelled() {
                 break;
             }
         }
@@ -720,7 +712,7 @@ impl RunState {
             .filter_map(|name| {
                 Some(ToolSpec {
                     name: name.clone(),
-                    description: describe(name).to_owned(),
+                    description: tools::description(name)?.to_owned(),
                     parameters: tools::parameters(name)?,
                 })
             })
@@ -757,13 +749,8 @@ impl RunState {
                 }));
             }
         }
-        let stop = |cx: &ToolContext| {
-            cx.cancel
-                .as_ref()
-                .is_some_and(|f| f.load(std::sync::atomic::Ordering::SeqCst))
-        };
         loop {
-            if stop(cx) {
+            if cx.cancelled() {
                 return Ok(Ok(Turn {
                     usage,
                     effects,
@@ -850,23 +837,6 @@ impl RunState {
     }
 }
 
-/// Returns the call and its result as the session records them.
-fn record_call(call: &ToolCallRequest, output: &tools::ToolOutput) -> (ToolCall, ToolResult) {
-    (
-        ToolCall {
-            call_id: call.id.clone(),
-            name: call.name.clone(),
-            kind: vouch_session::tool_kind(Format::Chat, &call.name),
-            args: Args::from_value(call.arguments.clone()),
-        },
-        ToolResult {
-            call_id: call.id.clone(),
-            output: Output::inline(output.text.as_str()),
-            outcome: output.outcome,
-        },
-    )
-}
-
 /// Appends the turn's effects to the change log, as one entry of the run's session.
 fn record(path: &Path, run_id: &str, agent: &str, effects: &[Effect]) -> Result<(), RunError> {
     // A turn that changed and ran nothing has nothing to record.
@@ -907,22 +877,4 @@ fn record(path: &Path, run_id: &str, agent: &str, effects: &[Effect]) -> Result<
     }
     vouch_evidence::append(path, &turn)?;
     Ok(())
-}
-
-/// Returns what a tool does, for the model's tool definitions.
-fn describe(name: &str) -> &'static str {
-    match name {
-        "read_file" => "Read a file of the working directory, whole or a range of its lines.",
-        "list_files" => "List the files of the working directory, or those a glob names.",
-        "search" => "Search the files for lines matching a regular expression.",
-        "write_file" => "Write a file whole (created, or replaced).",
-        "patch_file" => "Replace one exact piece of a file; it must occur exactly once.",
-        "delete_file" => "Delete a file.",
-        "shell_run" => {
-            "Run a bash script in the working directory; its output and exit code come back."
-        }
-        "git_commit" => "Commit every change of the working directory.",
-        "handoff" => "Hand the work to the next agent by the keyword of its route.",
-        _ => "",
-    }
 }

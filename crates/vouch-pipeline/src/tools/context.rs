@@ -49,3 +49,12 @@ pub struct ToolContext {
     /// Turns true when the run is interrupted: a running command is stopped.
     pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
+
+impl ToolContext {
+    /// Returns true once the run is interrupted.
+    pub fn cancelled(&self) -> bool {
+        self.cancel
+            .as_ref()
+            .is_some_and(|f| f.load(std::sync::atomic::Ordering::SeqCst))
+    }
+}

@@ -20,19 +20,60 @@ pub use output::{Effect, Receipt, ToolOutput};
 
 use serde_json::Value;
 
-/// Every tool, by the name the model calls it with, and its plugin (the configuration's
-/// `Plugins`/`Tools` names a plugin to give an agent all of its tools).
-pub const TOOLS: &[(&str, &str)] = &[
-    ("read_file", "FileSystem"),
-    ("list_files", "FileSystem"),
-    ("search", "FileSystem"),
-    ("write_file", "FileSystem"),
-    ("patch_file", "FileSystem"),
-    ("delete_file", "FileSystem"),
-    ("shell_run", "Shell"),
-    ("git_commit", "Git"),
-    ("handoff", "Handoff"),
+/// Every tool: the name the model calls it by, its plugin (the configuration's
+/// `Plugins`/`Tools` names a plugin to give an agent all of its tools), and what it does, as
+/// the model's tool definitions say it.
+pub const TOOLS: &[(&str, &str, &str)] = &[
+    (
+        "read_file",
+        "FileSystem",
+        "Read a file of the working directory, whole or a range of its lines.",
+    ),
+    (
+        "list_files",
+        "FileSystem",
+        "List the files of the working directory, or those a glob names.",
+    ),
+    (
+        "search",
+        "FileSystem",
+        "Search the files for lines matching a regular expression.",
+    ),
+    (
+        "write_file",
+        "FileSystem",
+        "Write a file whole (created, or replaced).",
+    ),
+    (
+        "patch_file",
+        "FileSystem",
+        "Replace one exact piece of a file; it must occur exactly once.",
+    ),
+    ("delete_file", "FileSystem", "Delete a file."),
+    (
+        "shell_run",
+        "Shell",
+        "Run a bash script in the working directory; its output and exit code come back.",
+    ),
+    (
+        "git_commit",
+        "Git",
+        "Commit every change of the working directory.",
+    ),
+    (
+        "handoff",
+        "Handoff",
+        "Hand the work to the next agent by the keyword of its route.",
+    ),
 ];
+
+/// Returns what tool `name` does, for the model's tool definitions.
+pub fn description(name: &str) -> Option<&'static str> {
+    TOOLS
+        .iter()
+        .find(|(n, _, _)| *n == name)
+        .map(|(_, _, d)| *d)
+}
 
 /// Runs the tool `name` with `args` in `cx`. An unknown tool, or arguments of the wrong shape,
 /// answer `[ERROR]` and change nothing.
@@ -49,7 +90,11 @@ pub fn call(name: &str, args: &Value, cx: &ToolContext) -> ToolOutput {
         "handoff" => handoff::run(args),
         other => ToolOutput::error(format!(
             "there is no tool `{other}` (tools: {})",
-            TOOLS.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+            TOOLS
+                .iter()
+                .map(|(n, _, _)| *n)
+                .collect::<Vec<_>>()
+                .join(", ")
         )),
     }
 }

@@ -262,7 +262,7 @@ fn handoff_names_its_route_and_unknown_tools_are_errors() {
         missing.text,
         "[ERROR] missing the string argument `content`"
     );
-    for (name, _) in tools::TOOLS {
+    for (name, _, _) in tools::TOOLS {
         assert!(tools::parameters(name).is_some(), "{name} has no schema");
     }
 }
