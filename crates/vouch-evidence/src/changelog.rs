@@ -313,7 +313,7 @@ fn entry_json(turn: &NewTurn, session_id: &str, turn_index: i64) -> String {
 const TAIL: usize = 1024;
 
 /// Returns the last [`TAIL`] bytes of `output`, cut at a character boundary.
-fn tail(output: &str) -> &str {
+pub(crate) fn tail(output: &str) -> &str {
     let mut start = output.len().saturating_sub(TAIL);
     while !output.is_char_boundary(start) {
         start += 1;

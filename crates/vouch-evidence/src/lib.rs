@@ -23,11 +23,15 @@
 
 mod brief;
 mod changelog;
+mod comments;
 mod error;
 mod ran_nothing;
+mod receipt;
 mod review;
+mod script;
 mod shapes;
 mod store;
+mod strict;
 mod test_report;
 mod view;
 
@@ -36,9 +40,15 @@ pub use changelog::{
     Appended, ChangeEntry, ChangeLog, CommandReceipt, CommandRun, NewCommand, NewTurn, OUTPUT_CAP,
     append, new_session_id,
 };
+pub use comments::strip_comments;
 pub use error::Error;
 pub use ran_nothing::{RanNothing, ran_nothing};
+pub use receipt::{Origin, Receipt};
 pub use review::{Review, ReviewEntry};
+pub use script::{Claim, Script};
 pub use store::{update as update_locked, write_atomically};
+pub use strict::{Rejection, Unbacked, backing, passing_programs, passing_run, sentinel_source};
 pub use test_report::{TestReport, TestResultRow};
-pub use view::{ArtifactPaths, Call, CallIndex, EvidenceView, Unreadable, same_file};
+pub use view::{
+    ArtifactPaths, Call, CallIndex, EvidenceView, StrictReceipts, Unreadable, same_file,
+};

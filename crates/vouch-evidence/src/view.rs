@@ -12,6 +12,8 @@ use vouch_session::{
 use crate::brief::Brief;
 use crate::changelog::ChangeLog;
 use crate::error::Error;
+use crate::receipt::Receipt;
+use crate::script::Script;
 use crate::test_report::TestReport;
 
 /// Where the artifacts live (relative paths resolve against the working directory).
@@ -114,10 +116,31 @@ pub struct EvidenceView<'s> {
     calls: OnceLock<Vec<Call<'s>>>,
     /// The calls grouped by tool, built on first use.
     index: OnceLock<CallIndex<'s>>,
+    /// For each call id with a result: how many results answer it and when the first was
+    /// logged, built on first use.
+    answers: OnceLock<FastMap<&'s str, Answers>>,
     change_log: OnceLock<Result<Option<ChangeLog>, Error>>,
     brief: OnceLock<Result<Option<Brief>, Error>>,
     test_report: OnceLock<Result<Option<TestReport>, Error>>,
     unreadable: Option<Unreadable>,
+}
+
+/// The results that answer one call id.
+#[derive(Debug, Clone, Copy)]
+struct Answers {
+    count: usize,
+    first_at: Option<jiff::Timestamp>,
+}
+
+/// Recorded commands for strict evidence: each with its command read, and the ones ignored,
+/// with why.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct StrictReceipts {
+    /// The receipts that count, each with its command read.
+    pub kept: Vec<(Receipt, Script)>,
+    /// Those ignored, each as `receipt: why`.
+    pub ignored: Vec<String>,
 }
 
 /// The lines of a session log that could not be read: the evidence the view lacks.
@@ -155,6 +178,7 @@ impl<'s> EvidenceView<'s> {
             results: OnceLock::new(),
             calls: OnceLock::new(),
             index: OnceLock::new(),
+            answers: OnceLock::new(),
             change_log: OnceLock::new(),
             brief: OnceLock::new(),
             test_report: OnceLock::new(),
@@ -274,6 +298,17 @@ impl<'s> EvidenceView<'s> {
         &self,
         paths: impl IntoIterator<Item = &'p str>,
     ) -> Result<Vec<&'p str>, &Error> {
+        let written = self.written_paths()?;
+        Ok(paths
+            .into_iter()
+            .filter(|p| !written.iter().any(|w| same_file(w, p)))
+            .collect())
+    }
+
+    /// Returns the paths written this session, as spelled where recorded: by a successful
+    /// write or patch call of the current turn, or by a turn of the active session in the
+    /// change log.
+    pub fn written_paths(&self) -> Result<Vec<&str>, &Error> {
         let mut written: Vec<&str> = self
             .turn_calls()
             .into_iter()
@@ -283,10 +318,7 @@ impl<'s> EvidenceView<'s> {
         if let Some(log) = self.change_log()? {
             written.extend(log.session_files_written());
         }
-        Ok(paths
-            .into_iter()
-            .filter(|p| !written.iter().any(|w| same_file(w, p)))
-            .collect())
+        Ok(written)
     }
 
     /// Returns every call of the session, in order: each call followed by the calls of the
@@ -308,6 +340,116 @@ impl<'s> EvidenceView<'s> {
     /// Returns the session's results by call id.
     fn results(&self) -> &FastMap<&'s str, &'s ToolResult> {
         self.results.get_or_init(|| self.session.results_by_call())
+    }
+
+    /// Returns how many results answer each call id, and when the first was logged.
+    fn answers(&self) -> &FastMap<&'s str, Answers> {
+        self.answers.get_or_init(|| {
+            let mut map: FastMap<&'s str, Answers> = FastMap::default();
+            for (_, session) in self.session.walk() {
+                for event in &session.events {
+                    if let EventKind::ToolResult(r) = &event.kind {
+                        let entry = map.entry(r.call_id.as_str()).or_insert(Answers {
+                            count: 0,
+                            first_at: event.timestamp,
+                        });
+                        entry.count += 1;
+                    }
+                }
+            }
+            map
+        })
+    }
+
+    /// Returns the receipt of a shell call, `None` for other calls.
+    pub fn receipt_of(&self, call: &Call<'s>) -> Option<Receipt> {
+        let ended = self
+            .answers()
+            .get(call.call.call_id.as_str())
+            .and_then(|a| a.first_at);
+        Receipt::of_call(call, ended)
+    }
+
+    /// Returns the receipts of the shell calls among `calls` for strict evidence: a call
+    /// answered by more than one result is ignored (which result is its own cannot be told).
+    pub fn call_receipts(&self, calls: &[Call<'s>]) -> StrictReceipts {
+        let mut out = StrictReceipts::default();
+        for call in calls {
+            let Some(receipt) = self.receipt_of(call) else {
+                continue;
+            };
+            let answers = self
+                .answers()
+                .get(call.call.call_id.as_str())
+                .map_or(0, |a| a.count);
+            if answers > 1 {
+                out.ignored.push(format!(
+                    "{receipt}: {answers} results answer call {}, so which is its own cannot be told",
+                    call.call.call_id
+                ));
+                continue;
+            }
+            let script = Script::parse(&receipt.command);
+            out.kept.push((receipt, script));
+        }
+        out.ignored.extend(self.orphan_results());
+        out
+    }
+
+    /// Returns the results that answer no call of the session, as `result …: why`.
+    fn orphan_results(&self) -> Vec<String> {
+        let mut ids: Vec<&str> = Vec::new();
+        for (_, session) in self.session.walk() {
+            ids.extend(session.tool_calls().map(|c| c.call_id.as_str()));
+        }
+        let known: std::collections::HashSet<&str> = ids.into_iter().collect();
+        let mut orphans: Vec<String> = self
+            .answers()
+            .keys()
+            .filter(|id| !known.contains(*id))
+            .map(|id| format!("a result for call {id}: the session holds no call with that id"))
+            .collect();
+        orphans.sort();
+        orphans
+    }
+
+    /// Returns the receipts of the commands the change log recorded for the active session,
+    /// for strict evidence. A receipt naming a call the session read holds must match it:
+    /// one naming a call that ran another command, or one answered by several results, is
+    /// ignored.
+    pub fn log_receipts(&self) -> Result<StrictReceipts, &Error> {
+        let mut out = StrictReceipts::default();
+        let Some(log) = self.change_log()? else {
+            return Ok(out);
+        };
+        let calls = self.all_calls();
+        for entry in log.session_entries() {
+            for run in &entry.commands_run {
+                let receipt = Receipt::of_run(run, entry);
+                let script = Script::parse(&receipt.command);
+                if let Some(id) = receipt.call_id.as_deref()
+                    && let Some(call) = calls.iter().find(|c| c.call.call_id == id)
+                {
+                    let ran = call.call.command().unwrap_or_default();
+                    if Script::parse(ran).claims() != script.claims() {
+                        out.ignored.push(format!(
+                            "{receipt}: call {id} of the session ran `{}`, not this command",
+                            crate::receipt::one_line(ran)
+                        ));
+                        continue;
+                    }
+                    let answers = self.answers().get(id).map_or(0, |a| a.count);
+                    if answers > 1 {
+                        out.ignored.push(format!(
+                            "{receipt}: {answers} results answer call {id} in the session"
+                        ));
+                        continue;
+                    }
+                }
+                out.kept.push((receipt, script));
+            }
+        }
+        Ok(out)
     }
 
     /// Returns the change log, or `None` when its file does not exist.

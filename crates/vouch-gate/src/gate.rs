@@ -72,6 +72,14 @@ impl GateSet {
         crate::config::load(path).map(GateSet::new)
     }
 
+    /// Loads the configuration at `path` and builds its gates, with strict evidence on when
+    /// `strict` is true (`--strict`) whatever the configuration says.
+    pub fn load_with_strict(path: &Path, strict: bool) -> Result<GateSet, ConfigErrors> {
+        crate::config::load(path)
+            .map(|c| if strict { c.strict() } else { c })
+            .map(GateSet::new)
+    }
+
     /// Builds the gates of a loaded configuration.
     pub fn new(config: PipelineConfig) -> GateSet {
         let validators =

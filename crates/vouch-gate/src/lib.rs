@@ -48,6 +48,7 @@ mod hook;
 mod lint;
 mod predicate;
 mod router;
+mod strict;
 mod stuck;
 mod validators;
 

@@ -124,7 +124,10 @@ impl RunConfig {
     pub fn load(path: &Path) -> Result<RunConfig, ConfigErrors> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| ConfigErrors::whole(path, format!("failed to read the file: {e}")))?;
-        let gates = GateSet::load(path);
+        // Strict evidence is the runner's default (decision D69); `Validation.Strict: false`
+        // turns it off.
+        let gates =
+            vouch_gate::load_config(path).map(|c| GateSet::new(c.strict_unless_configured(true)));
         let (config, runner_errors) = run_sections(path, &text, gates.as_ref().ok());
         let mut errors: Vec<ConfigError> = match &gates {
             Ok(_) => Vec::new(),

@@ -148,7 +148,7 @@ agents:
   Developer:
     - calls:
         - {tool: write_file, args: {path: calc.sh, content: "add() { echo $(( $1 + $2 )); }\n"}}
-        - {tool: shell_run, args: {command: "cat $(cat which); sh test.sh"}}
+        - {tool: shell_run, args: {command: "cat $(cat which) && sh test.sh"}}
     - text: "HANDOFF TO TESTER"
   Tester:
     - calls: [{tool: shell_run, args: {command: "sh test.sh"}}]

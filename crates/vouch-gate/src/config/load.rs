@@ -665,6 +665,9 @@ impl Cx {
                 .filter_map(|(i, (s, loc))| self.regex(s, *loc, &format!("{p}[{i}]")))
                 .collect();
         }
+        if let Some((n, p)) = m.get("Strict") {
+            v.strict = self.boolean(n, &p);
+        }
         self.unknown_keys(
             &m,
             &[
@@ -672,6 +675,7 @@ impl Cx {
                 "TestReportPath",
                 "ChangeLogPath",
                 "TestAssertionPatterns",
+                "Strict",
             ],
         );
         (v, change_log_set)

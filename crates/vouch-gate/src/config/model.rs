@@ -101,6 +101,22 @@ impl PipelineConfig {
         &self.validation
     }
 
+    /// Returns the configuration with strict evidence on (`--strict`), whatever
+    /// `Validation.Strict` says.
+    #[must_use]
+    pub fn strict(mut self) -> PipelineConfig {
+        self.validation.strict = Some(true);
+        self
+    }
+
+    /// Returns the configuration with strict evidence `on` unless `Validation.Strict` says
+    /// otherwise (how `vouch run` makes it its default).
+    #[must_use]
+    pub fn strict_unless_configured(mut self, on: bool) -> PipelineConfig {
+        self.validation.strict.get_or_insert(on);
+        self
+    }
+
     /// Returns `TestSelector`.
     pub fn test_selector(&self) -> &TestSelector {
         &self.test_selector
@@ -325,6 +341,16 @@ pub struct Validation {
     pub paths: ArtifactPaths,
     /// `TestAssertionPatterns`: a test file is real when one matches.
     pub test_assertion_patterns: Vec<Regex>,
+    /// `Strict`: strict evidence (command receipts read as bash reads them); `None` when the
+    /// configuration does not say, which means off for gates and on for `vouch run`.
+    pub strict: Option<bool>,
+}
+
+impl Validation {
+    /// Returns true when the gates demand strict evidence.
+    pub fn is_strict(&self) -> bool {
+        self.strict.unwrap_or(false)
+    }
 }
 
 /// The default `TestAssertionPatterns` of the validator spec.
@@ -343,6 +369,7 @@ impl Default for Validation {
                 .iter()
                 .filter_map(|p| Regex::new(p).ok())
                 .collect(),
+            strict: None,
         }
     }
 }

@@ -94,6 +94,7 @@ impl PredicateKind {
             PredicateKind::CommandSucceeded { pattern } => Box::new(CommandSucceeded {
                 owner,
                 pattern: pattern.clone(),
+                strict: config.validation.is_strict(),
             }),
             PredicateKind::FileExists { path } => Box::new(FileExists {
                 owner,
@@ -106,6 +107,7 @@ impl PredicateKind {
                 owner,
                 no_failures: *no_failures,
                 has_assertions: *has_assertions,
+                strict: config.validation.is_strict(),
             }),
             PredicateKind::RelatedTestsPass => Box::new(RequireRelatedTestsPass {
                 selector: config.test_selector.clone(),

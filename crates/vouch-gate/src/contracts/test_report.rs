@@ -1,6 +1,8 @@
 //! `TestReport`: the test report has no failures, and every PASS is backed by a real run.
 
-use vouch_evidence::TestResultRow;
+use std::fmt::Write;
+
+use vouch_evidence::{Script, TestResultRow, backing};
 
 use crate::backing::backs;
 use crate::predicate::{GateContext, Predicate, Verdict, blocked_word, fail_closed};
@@ -13,7 +15,11 @@ use crate::predicate::{GateContext, Predicate, Verdict, blocked_word, fail_close
 /// **Passes**: two PASS rows whose commands both ran and passed. **Blocked**: a FAIL row, or a
 /// PASS row whose command never ran.
 ///
-/// **Options**: `NoFailures` (default true), `HasAssertions` (default true).
+/// **Strict** (`Validation.Strict`): a PASS row is backed only by a passing run of the same
+/// command (see [`vouch_evidence::backing`]).
+///
+/// **Options**: `NoFailures` (default true), `HasAssertions` (default true),
+/// `Validation.Strict`.
 #[derive(Debug, Clone)]
 pub struct TestReportPredicate {
     /// What requires it, as messages name it (`contract TestsValid`).
@@ -22,6 +28,8 @@ pub struct TestReportPredicate {
     pub no_failures: bool,
     /// `HasAssertions`.
     pub has_assertions: bool,
+    /// `Validation.Strict`.
+    pub strict: bool,
 }
 
 impl Predicate for TestReportPredicate {
@@ -73,7 +81,37 @@ impl Predicate for TestReportPredicate {
                 );
             }
         }
-        if self.has_assertions {
+        if self.has_assertions && self.strict {
+            let receipts = match crate::strict::receipts(cx.view, cx.view.all_calls()) {
+                Ok(r) => r,
+                Err(e) => return fail_closed(self.name(), kw, "the change log", e),
+            };
+            let mut unbacked = String::new();
+            let mut count = 0;
+            for row in report.results.iter().filter(|r| r.passed()) {
+                if let Err(why) = backing(&Script::parse(row.command.trim()), &receipts.kept) {
+                    count += 1;
+                    let _ = writeln!(
+                        unbacked,
+                        "✗ {} — `{}`: {}",
+                        row.criterion,
+                        row.command.trim(),
+                        crate::strict::explain(&why, &receipts)
+                    );
+                }
+            }
+            if count > 0 {
+                return Verdict::block(
+                    self.name(),
+                    format!(
+                        "{word} blocked: {} requires every PASS to be backed by a passing run of the same command this session; {count} PASS result(s) are not:\n{unbacked}{}\
+                         Run each command with shell_run exactly as the report names it, then write the report again.",
+                        self.owner,
+                        crate::strict::ignored_lines(&receipts)
+                    ),
+                );
+            }
+        } else if self.has_assertions {
             let commands = match cx.view.successful_commands() {
                 Ok(commands) => commands,
                 Err(e) => return fail_closed(self.name(), kw, "the change log", e),

@@ -84,9 +84,13 @@ impl ValidatorKind {
         config: &PipelineConfig,
     ) -> Box<dyn Predicate> {
         let required = patterns.required.cloned();
+        let strict = config.validation.is_strict();
         match self {
             ValidatorKind::RequireBrief => Box::new(RequireBrief),
-            ValidatorKind::RequireShellPass => Box::new(RequireShellPass { pattern: required }),
+            ValidatorKind::RequireShellPass => Box::new(RequireShellPass {
+                pattern: required,
+                strict,
+            }),
             ValidatorKind::RequireWriteFile => Box::new(RequireWriteFile {
                 shell_fallback: patterns.shell_fallback.cloned(),
             }),
@@ -96,10 +100,11 @@ impl ValidatorKind {
             }),
             ValidatorKind::TestReportValid => Box::new(TestReportValid {
                 assertion_patterns: config.validation.test_assertion_patterns.clone(),
+                strict,
             }),
             ValidatorKind::RequireReviewJudgement => Box::new(RequireReviewJudgement),
             ValidatorKind::RequireAcceptanceCriteriaPassed => {
-                Box::new(RequireAcceptanceCriteriaPassed)
+                Box::new(RequireAcceptanceCriteriaPassed { strict })
             }
             ValidatorKind::BlockOnConsecutiveFail => {
                 Box::new(BlockOnConsecutiveFail { pattern: required })

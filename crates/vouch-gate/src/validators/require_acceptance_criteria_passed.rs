@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use vouch_evidence::Criterion;
+use vouch_evidence::{Criterion, same_file, sentinel_source};
 
 use crate::predicate::{GateContext, Predicate, Verdict, blocked_word, fail_closed};
 
@@ -18,9 +18,18 @@ use crate::predicate::{GateContext, Predicate, Verdict, blocked_word, fail_close
 /// **Passes**: `kiwi test_include.ki` succeeded with output containing `4.0`.
 /// **Blocked**: no successful command's output contains `4.0`; or the brief is missing.
 ///
-/// **Options**: `Validation.BriefPath`, `Validation.ChangeLogPath`.
+/// **Strict** (`Validation.Strict`): the sentinel counts only in the output of a passing run
+/// (see [`vouch_evidence::passing_run`]) recorded in the change log or run this turn, whose own
+/// text does not hold the sentinel and in which no program prints text the agent chose:
+/// `echo`/`printf`, a here-doc, code typed on the command line (`python -c`), or a file the
+/// agent wrote this session (`cat out.txt`).
+///
+/// **Options**: `Validation.BriefPath`, `Validation.ChangeLogPath`, `Validation.Strict`.
 #[derive(Debug, Clone, Copy)]
-pub struct RequireAcceptanceCriteriaPassed;
+pub struct RequireAcceptanceCriteriaPassed {
+    /// `Validation.Strict`.
+    pub strict: bool,
+}
 
 const NAME: &str = "RequireAcceptanceCriteriaPassedValidator";
 
@@ -30,7 +39,7 @@ impl Predicate for RequireAcceptanceCriteriaPassed {
     }
 
     fn turns_needed(&self) -> Option<usize> {
-        Some(0)
+        Some(usize::from(self.strict))
     }
 
     fn evaluate(&self, cx: &GateContext<'_, '_>) -> Verdict {
@@ -54,30 +63,64 @@ impl Predicate for RequireAcceptanceCriteriaPassed {
             Ok(None) => return Verdict::Pass,
             Err(e) => return fail_closed(NAME, cx.keyword, "the change log", e),
         };
-        let outputs: Vec<String> = log
-            .session_commands()
-            .filter(|c| c.succeeded)
-            .map(|c| c.output.to_lowercase())
-            .collect();
-        let unmet: Vec<(&Criterion, &str)> = brief
+        let criteria = brief
             .acceptance_criteria
             .iter()
-            .filter_map(|c| Some((c, c.expected_output_contains.as_deref()?)))
-            .filter(|(_, sentinel)| {
-                let sentinel = sentinel.to_lowercase();
-                !outputs.iter().any(|o| o.contains(&sentinel))
-            })
-            .collect();
-        if unmet.is_empty() {
-            return Verdict::Pass;
-        }
+            .filter_map(|c| Some((c, c.expected_output_contains.as_deref()?)));
         let mut list = String::new();
-        for (c, sentinel) in &unmet {
-            let _ = writeln!(list, "✗ {}", c.criterion);
-            if let Some(cmd) = &c.test_command {
-                let _ = writeln!(list, "Run: {cmd}");
+        if self.strict {
+            let receipts = match crate::strict::receipts(cx.view, &cx.view.turn_calls()) {
+                Ok(r) => r,
+                Err(e) => return fail_closed(NAME, cx.keyword, "the change log", e),
+            };
+            let written = match cx.view.written_paths() {
+                Ok(w) => w,
+                Err(e) => return fail_closed(NAME, cx.keyword, "the change log", e),
+            };
+            let is_written = |p: &str| written.iter().any(|w| same_file(w, p));
+            for (c, sentinel) in criteria {
+                let needle = sentinel.to_lowercase();
+                let mut rejected = String::new();
+                let mut met = false;
+                for (receipt, script) in &receipts.kept {
+                    if !receipt.full_output().to_lowercase().contains(&needle) {
+                        continue;
+                    }
+                    match sentinel_source(receipt, script, sentinel, &is_written) {
+                        Ok(()) => {
+                            met = true;
+                            break;
+                        }
+                        Err(why) => {
+                            let _ = writeln!(rejected, "- {receipt} does not count: {why}");
+                        }
+                    }
+                }
+                if !met {
+                    unmet_lines(&mut list, c, sentinel);
+                    if !rejected.is_empty() {
+                        let _ = write!(list, "Rejected (strict evidence):\n{rejected}");
+                    }
+                }
             }
-            let _ = writeln!(list, "Expected in output: \"{sentinel}\"");
+            if !list.is_empty() {
+                list.push_str(&crate::strict::ignored_lines(&receipts));
+            }
+        } else {
+            let outputs: Vec<String> = log
+                .session_commands()
+                .filter(|c| c.succeeded)
+                .map(|c| c.output.to_lowercase())
+                .collect();
+            for (c, sentinel) in criteria {
+                let needle = sentinel.to_lowercase();
+                if !outputs.iter().any(|o| o.contains(&needle)) {
+                    unmet_lines(&mut list, c, sentinel);
+                }
+            }
+        }
+        if list.is_empty() {
+            return Verdict::Pass;
         }
         Verdict::block(
             NAME,
@@ -88,4 +131,13 @@ impl Predicate for RequireAcceptanceCriteriaPassed {
             ),
         )
     }
+}
+
+/// Appends a criterion the gate found unmet, with its command and sentinel.
+fn unmet_lines(list: &mut String, c: &Criterion, sentinel: &str) {
+    let _ = writeln!(list, "✗ {}", c.criterion);
+    if let Some(cmd) = &c.test_command {
+        let _ = writeln!(list, "Run: {cmd}");
+    }
+    let _ = writeln!(list, "Expected in output: \"{sentinel}\"");
 }

@@ -107,7 +107,7 @@ pub(crate) fn run(args: &RecordArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     let path = match (&args.file, &args.config) {
         (Some(file), _) => file.clone(),
         (None, Some(config)) => {
-            let gates = load_gates(config, ui)?;
+            let gates = load_gates(config, false, ui)?;
             let dir = config.parent().map_or_else(PathBuf::new, Path::to_path_buf);
             dir.join(&gates.config().validation().paths.change_log)
         }

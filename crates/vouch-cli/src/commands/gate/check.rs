@@ -59,7 +59,7 @@ struct Outcome<'a> {
 
 /// Runs `vouch gate check`.
 pub(crate) fn run(args: &CheckArgs, ui: &mut Ui) -> Result<u8, CommandError> {
-    let gates = load_gates(&args.input.config, ui)?;
+    let gates = load_gates(&args.input.config, args.input.strict, ui)?;
     let gate: Gate<'_> = match &args.keyword {
         Some(keyword) => gates
             .handoff(keyword, args.input.agent.as_deref())

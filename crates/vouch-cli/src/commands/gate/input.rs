@@ -28,6 +28,12 @@ pub(crate) struct GateInput {
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub(crate) workdir: PathBuf,
 
+    /// Demand strict evidence whatever `Validation.Strict` says: a command counts only when it
+    /// is the reported command itself, exited 0 with its own status (no `|| true`, `; exit 0`,
+    /// or pipe without pipefail) and ran tests; see docs/gates.md
+    #[arg(long)]
+    pub(crate) strict: bool,
+
     /// Read the log as this format instead of detecting it
     #[arg(long, value_parser = log_format_parser(), value_name = "FORMAT")]
     pub(crate) log_format: Option<Format>,

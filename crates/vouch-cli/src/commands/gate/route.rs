@@ -64,7 +64,7 @@ struct Output<'a> {
 
 /// Runs `vouch gate route`.
 pub(crate) fn run(args: &RouteArgs, ui: &mut Ui) -> Result<u8, CommandError> {
-    let router = Router::new(load_gates(&args.input.config, ui)?);
+    let router = Router::new(load_gates(&args.input.config, args.input.strict, ui)?);
     let loaded = load_with(&args.input.session, &args.input.read_options(None), ui)?;
     let history = History::new(&loaded.session, &args.input.workdir)
         .agent(args.input.agent.as_deref())

@@ -1,10 +1,15 @@
 //! `TestReportValid`: the Tester's report is complete, passing, and backed by real commands.
 
+use std::fmt::Write;
+
 use regex::Regex;
-use vouch_evidence::{Error, TestResultRow};
+use vouch_evidence::{Error, Script, TestResultRow, backing, strip_comments};
 
 use crate::backing::backs;
 use crate::predicate::{GateContext, Predicate, Verdict, fail_closed};
+use crate::strict;
+
+mod weakened;
 
 /// Checks the test report, in the spec's order, and blocks at the first check that fails:
 ///
@@ -32,15 +37,24 @@ use crate::predicate::{GateContext, Predicate, Verdict, fail_closed};
 /// change log recorded as succeeded. **Blocked**: a PASS whose command is `""`, or one the change
 /// log never saw.
 ///
+/// **Strict** (`Validation.Strict`): check 7 matches the patterns with comments removed and
+/// also blocks a test file (of the brief, or written this session) with fewer assertion
+/// matches than at git `HEAD` (or than its first version written this session); check 8
+/// takes a PASS as backed only by a passing run of the same command — recorded in the change
+/// log or run this turn, exit 0 with its own status, tests actually run (see
+/// [`vouch_evidence::backing`]).
+///
 /// **Options**: `Validation.TestReportPath`, `Validation.BriefPath`,
-/// `Validation.ChangeLogPath`, `Validation.TestAssertionPatterns`.
+/// `Validation.ChangeLogPath`, `Validation.TestAssertionPatterns`, `Validation.Strict`.
 #[derive(Debug, Clone)]
 pub struct TestReportValid {
     /// `Validation.TestAssertionPatterns`.
     pub assertion_patterns: Vec<Regex>,
+    /// `Validation.Strict`.
+    pub strict: bool,
 }
 
-const NAME: &str = "TestReportValid";
+pub(super) const NAME: &str = "TestReportValid";
 
 impl Predicate for TestReportValid {
     fn name(&self) -> &str {
@@ -48,7 +62,8 @@ impl Predicate for TestReportValid {
     }
 
     fn turns_needed(&self) -> Option<usize> {
-        Some(0)
+        // Strict mode also reads the current turn's commands and writes.
+        Some(usize::from(self.strict))
     }
 
     fn evaluate(&self, cx: &GateContext<'_, '_>) -> Verdict {
@@ -162,7 +177,7 @@ impl Predicate for TestReportValid {
             {
                 let full = cx.view.resolve(std::path::Path::new(path));
                 match std::fs::read_to_string(&full) {
-                    Ok(text) if self.assertion_patterns.iter().any(|re| re.is_match(&text)) => {}
+                    Ok(text) if self.asserts(path, &text) => {}
                     Ok(_) => hollow.push(path.to_owned()),
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                         hollow.push(format!("{path} (not found)"));
@@ -181,6 +196,12 @@ impl Predicate for TestReportValid {
                     patterns.join(", ")
                 ));
             }
+        }
+        if self.strict {
+            if let Some(verdict) = weakened::check(self, cx, brief) {
+                return verdict;
+            }
+            return strict_backing(cx, &passes);
         }
         // Check 8: PASS commands are backed by the change log.
         let log = match cx.view.change_log() {
@@ -232,6 +253,73 @@ impl Predicate for TestReportValid {
             .to_owned(),
         )
     }
+}
+
+impl TestReportValid {
+    /// Returns true when `text` (of the file at `path`) matches an assertion pattern — with
+    /// its comments removed, in strict mode.
+    fn asserts(&self, path: &str, text: &str) -> bool {
+        self.assertion_count(path, text) > 0
+    }
+
+    /// Returns how many assertion-pattern matches `text` holds (comments removed in strict
+    /// mode).
+    fn assertion_count(&self, path: &str, text: &str) -> usize {
+        let stripped;
+        let text = if self.strict {
+            stripped = strip_comments(path, text);
+            stripped.as_str()
+        } else {
+            text
+        };
+        self.assertion_patterns
+            .iter()
+            .map(|re| re.find_iter(text).count())
+            .sum()
+    }
+}
+
+/// Check 8, strict: every PASS names a command a passing run of which was recorded.
+fn strict_backing(cx: &GateContext<'_, '_>, passes: &[&TestResultRow]) -> Verdict {
+    let kw = cx.keyword;
+    let receipts = match strict::receipts(cx.view, &cx.view.turn_calls()) {
+        Ok(r) => r,
+        Err(e) => return fail_closed(NAME, kw, "the change log", e),
+    };
+    let mut unverified = String::new();
+    let mut count = 0;
+    for row in passes {
+        let reported = Script::parse(row.command.trim());
+        if let Err(why) = backing(&reported, &receipts.kept) {
+            count += 1;
+            let _ = writeln!(
+                unverified,
+                "✗ {} — `{}`: {}",
+                row.criterion,
+                row.command.trim(),
+                strict::explain(&why, &receipts)
+            );
+        }
+    }
+    if count == 0 {
+        return Verdict::Pass;
+    }
+    Verdict::block(
+        NAME,
+        format!(
+            "{kw} blocked: {count} PASS result(s) not backed by a passing run of the same command.\n\
+             Strict evidence counts a PASS only when this session ran exactly its command, and that\n\
+             run exited 0 with its own status (no `|| true`, `; exit 0`, `&`, or pipe without\n\
+             pipefail) and ran at least one test:\n\
+             1. shell_run the command as the report names it.\n\
+             2. Update 'command' in test-report.json.\n\
+             3. write_file the report.\n\
+             Unverified:\n{unverified}{}",
+            strict::ignored_lines(&receipts)
+        )
+        .trim_end()
+        .to_owned(),
+    )
 }
 
 /// Returns `✗ item` lines.

@@ -1,0 +1,170 @@
+//! Command receipts: one shape for every recorded shell command, whether vouch's change log
+//! holds it or an agent's session log does — the exact command, its exit code, when it ran,
+//! the call it answers, how much it printed, a SHA-256 of that output and its tail.
+
+use std::fmt;
+
+use jiff::Timestamp;
+use vouch_session::{Outcome, ToolKind};
+
+use crate::changelog::{ChangeEntry, CommandRun, sha256_hex, tail};
+use crate::view::Call;
+
+/// A recorded shell command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Receipt {
+    /// Where it was recorded.
+    pub origin: Origin,
+    /// The command, exactly as run.
+    pub command: String,
+    /// Whether it succeeded, as recorded.
+    pub succeeded: bool,
+    /// Its exit code, when recorded.
+    pub exit_code: Option<i64>,
+    /// The tool call it answers.
+    pub call_id: Option<String>,
+    /// When it started (RFC 3339).
+    pub started_at: Option<String>,
+    /// When it ended.
+    pub ended_at: Option<String>,
+    /// How long it ran, in milliseconds.
+    pub duration_ms: Option<u64>,
+    /// Its output as kept (the change log keeps the first 4 KiB).
+    pub output: String,
+    /// How many bytes of output it wrote in all.
+    pub output_bytes: Option<u64>,
+    /// The SHA-256 of its whole output, in hex.
+    pub output_sha256: Option<String>,
+    /// The last bytes of its output, when the kept output may not reach its end.
+    pub output_tail: Option<String>,
+}
+
+/// Where a receipt was recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// In `changes.json`, in a turn of `agent`.
+    ChangeLog {
+        /// The agent whose turn recorded it.
+        agent: String,
+        /// The turn's number.
+        turn: Option<i64>,
+    },
+    /// In the session log, at a line (when the log is line-oriented).
+    Session {
+        /// The 1-based line of the call.
+        line: Option<u64>,
+    },
+}
+
+impl Receipt {
+    /// Returns the receipt of a command the change log recorded in `entry`.
+    pub fn of_run(run: &CommandRun, entry: &ChangeEntry) -> Receipt {
+        Receipt {
+            origin: Origin::ChangeLog {
+                agent: entry.agent.clone(),
+                turn: entry.turn_index,
+            },
+            command: run.command.clone(),
+            succeeded: run.succeeded,
+            exit_code: run.exit_code,
+            call_id: run.receipt.call_id.clone(),
+            started_at: run.receipt.started_at.clone(),
+            ended_at: run.receipt.ended_at.clone(),
+            duration_ms: run.receipt.duration_ms,
+            output: run.output.clone(),
+            output_bytes: run.receipt.output_bytes,
+            output_sha256: run.output_sha256.clone(),
+            output_tail: run.receipt.output_tail.clone(),
+        }
+    }
+
+    /// Returns the receipt of a shell call of a session log, `None` for a call that is not a
+    /// shell command. The call's event gives the start, `ended` (when its result was logged)
+    /// the end; the output's size and hash are computed from the result.
+    pub fn of_call(call: &Call<'_>, ended: Option<Timestamp>) -> Option<Receipt> {
+        if call.call.kind != ToolKind::Shell {
+            return None;
+        }
+        let command = call.call.command()?.to_owned();
+        let output = call
+            .output()
+            .map(std::borrow::Cow::into_owned)
+            .unwrap_or_default();
+        let started = call.event.timestamp;
+        let (succeeded, exit_code) = match call.result.map(|r| r.outcome) {
+            Some(Outcome::Ok) => (true, Some(0)),
+            Some(Outcome::Failed { exit_code }) => (false, exit_code.map(i64::from)),
+            _ => (false, None),
+        };
+        let duration_ms = match (started, ended) {
+            (Some(s), Some(e)) => u64::try_from(e.duration_since(s).as_millis()).ok(),
+            _ => None,
+        };
+        Some(Receipt {
+            origin: Origin::Session {
+                line: call.event.line,
+            },
+            command,
+            succeeded,
+            exit_code,
+            call_id: Some(call.call.call_id.clone()),
+            started_at: started.map(|t| t.to_string()),
+            ended_at: ended.map(|t| t.to_string()),
+            duration_ms,
+            output_bytes: Some(output.len() as u64),
+            output_sha256: Some(sha256_hex(output.as_bytes())),
+            output_tail: Some(tail(&output).to_owned()),
+            output,
+        })
+    }
+
+    /// Returns the output a check reads: what was kept, and the tail when it may reach
+    /// further.
+    pub fn full_output(&self) -> std::borrow::Cow<'_, str> {
+        match &self.output_tail {
+            Some(tail) if !self.output.ends_with(tail.as_str()) => {
+                format!("{}\n{tail}", self.output).into()
+            }
+            _ => self.output.as_str().into(),
+        }
+    }
+}
+
+impl fmt::Display for Receipt {
+    /// Writes the command and where it was recorded: `` `npm test || true` (changes.json,
+    /// Tester's turn 3) ``.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}` (", one_line(&self.command))?;
+        match &self.origin {
+            Origin::ChangeLog { agent, turn } => {
+                write!(f, "changes.json")?;
+                match (agent.is_empty(), turn) {
+                    (false, Some(t)) => write!(f, ", {agent}'s turn {t}")?,
+                    (false, None) => write!(f, ", {agent}'s turn")?,
+                    _ => {}
+                }
+            }
+            Origin::Session { line } => {
+                write!(f, "session")?;
+                if let Some(line) = line {
+                    write!(f, " line {line}")?;
+                }
+            }
+        }
+        if let Some(id) = &self.call_id {
+            write!(f, ", call {id}")?;
+        }
+        f.write_str(")")
+    }
+}
+
+/// Returns `text` on one line, cut to a length a message can quote.
+pub(crate) fn one_line(text: &str) -> String {
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.chars().count() <= 100 {
+        line
+    } else {
+        format!("{}…", line.chars().take(99).collect::<String>())
+    }
+}

@@ -1,0 +1,43 @@
+//! Strict evidence in the gates: the receipts a strict check reads, and how the ones it
+//! rejected or ignored are listed in a block message.
+
+use std::fmt::Write;
+
+use vouch_evidence::{Call, Error, EvidenceView, StrictReceipts, Unbacked};
+
+/// Returns the receipts a strict check reads: the change log's for the active session, then
+/// those of the shell calls among `calls`.
+pub(crate) fn receipts<'v, 's>(
+    view: &'v EvidenceView<'s>,
+    calls: &[Call<'s>],
+) -> Result<StrictReceipts, &'v Error> {
+    let mut receipts = view.log_receipts()?;
+    let from_calls = view.call_receipts(calls);
+    receipts.kept.extend(from_calls.kept);
+    receipts.ignored.extend(from_calls.ignored);
+    Ok(receipts)
+}
+
+/// Returns why a reported command is not backed, naming the receipt rejected.
+pub(crate) fn explain(why: &Unbacked, receipts: &StrictReceipts) -> String {
+    match why {
+        Unbacked::Report(r) => format!("the command itself does not count: {r}"),
+        Unbacked::Rejected { receipt, why } => match receipts.kept.get(*receipt) {
+            Some((r, _)) => format!("{r} does not count: {why}"),
+            None => why.to_string(),
+        },
+        _ => "no recorded command runs it".to_owned(),
+    }
+}
+
+/// Returns the `Ignored:` lines of a block message, empty when nothing was ignored.
+pub(crate) fn ignored_lines(receipts: &StrictReceipts) -> String {
+    let mut out = String::new();
+    if !receipts.ignored.is_empty() {
+        out.push_str("Ignored (evidence that answers no call of its own):\n");
+        for line in &receipts.ignored {
+            let _ = writeln!(out, "- {line}");
+        }
+    }
+    out
+}
