@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs one fuzz target for a while, seeded with the readers' test fixtures.
-# Usage: fuzz/run.sh TARGET [SECONDS]   (targets: claude_code codex chat vouch_jsonl detect)
+# Usage: fuzz/run.sh TARGET [SECONDS]   (targets: claude_code codex chat vouch_jsonl detect shell_script)
 # Needs cargo-fuzz (`cargo install cargo-fuzz`); RUSTC_BOOTSTRAP=1 lets it run on stable.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +12,7 @@ case "$target" in
   codex) seeds="$fixtures/codex $fixtures/codex/spawn" ;;
   chat) seeds="$fixtures/chat" ;;
   vouch_jsonl|detect) seeds="$fixtures/claude $fixtures/codex $fixtures/chat" ;;
+  shell_script) seeds="crates/vouch-evidence/tests/fixtures/commands" ;;
   *) echo "unknown target: $target" >&2; exit 2 ;;
 esac
 mkdir -p "fuzz/corpus/$target"

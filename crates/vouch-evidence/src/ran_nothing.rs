@@ -21,22 +21,36 @@ enum Sign {
     Says,
     /// Lines that count tests: nothing ran when at least one counts and every one says 0.
     Counts,
+    /// Lines that report a package each: nothing ran when at least one does and every one
+    /// carries the marker the pattern's group captures.
+    Marked,
 }
 
 /// Every runner's signs, compiled once.
 fn signs() -> &'static [(&'static str, Sign, Regex)] {
     static SIGNS: OnceLock<Vec<(&'static str, Sign, Regex)>> = OnceLock::new();
     SIGNS.get_or_init(|| {
-        let table: [(&'static str, Sign, &str); 16] = [
+        let table: [(&'static str, Sign, &str); 20] = [
             ("cargo", Sign::Counts, r"(?m)^running (\d+) tests?$"),
             ("pytest", Sign::Says, r"(?m)^=*\s*no tests ran\b"),
             ("pytest", Sign::Counts, r"(?m)^collected (\d+) items?\b"),
+            ("pytest", Sign::Says, r"(?m)^=*\s*\d+ deselected in [\d.]+s"),
             (
                 "go test",
                 Sign::Says,
                 r"(?m)testing: warning: no tests to run",
             ),
+            (
+                "go test",
+                Sign::Marked,
+                r"(?m)^(?:ok|\?)\s+\S+[^\n]*?(\[no tests? (?:to run|files)\])?$",
+            ),
             ("jest", Sign::Says, r"(?m)^No tests found"),
+            (
+                "jest",
+                Sign::Says,
+                r"(?m)^Tests:\s+(?:\d+ (?:skipped|todo), )+\d+ total",
+            ),
             ("jest", Sign::Counts, r"(?m)^Tests:\s+(\d+) total"),
             ("vitest", Sign::Says, r"(?m)No test files found"),
             ("mocha", Sign::Counts, r"(?m)^\s*(\d+) passing\b"),
@@ -48,6 +62,11 @@ fn signs() -> &'static [(&'static str, Sign, Regex)] {
                 r"(?m)No tests found for given includes",
             ),
             ("dotnet", Sign::Says, r"(?m)No test is available in"),
+            (
+                "dotnet",
+                Sign::Says,
+                r"(?m)No test matches the given testcase filter",
+            ),
             ("dotnet", Sign::Counts, r"(?m)^\s*Total tests: (\d+)"),
             ("phpunit", Sign::Says, r"(?m)^No tests executed!"),
             ("ctest", Sign::Says, r"(?m)^No tests were found!!!"),
@@ -97,6 +116,21 @@ pub fn ran_nothing(output: &str) -> Option<RanNothing> {
                     });
                 }
             }
+            Sign::Marked => {
+                let mut first = None;
+                let mut all_marked = true;
+                for caps in re.captures_iter(output) {
+                    let Some(line) = caps.get(0) else { continue };
+                    first.get_or_insert(line.start());
+                    all_marked &= caps.get(1).is_some();
+                }
+                if all_marked && let Some(at) = first {
+                    return Some(RanNothing {
+                        runner,
+                        line: line_of(output, at),
+                    });
+                }
+            }
         }
     }
     None
@@ -115,7 +149,7 @@ mod tests {
 
     #[test]
     fn each_runner_saying_it_ran_nothing_is_caught() {
-        assert_eq!(signs().len(), 16, "every sign's pattern compiles");
+        assert_eq!(signs().len(), 20, "every sign's pattern compiles");
         let nothing = [
             (
                 "cargo",
@@ -130,6 +164,16 @@ mod tests {
                 "testing: warning: no tests to run\nPASS\nok  \tpkg\t0.002s [no tests to run]\n",
             ),
             ("jest", "No tests found, exiting with code 0\n"),
+            ("jest", "Tests:       4 skipped, 4 total\n"),
+            ("pytest", "4 deselected in 0.01s\n"),
+            (
+                "go test",
+                "ok  \tpkg\t0.01s [no tests to run]\n?   \tpkg/b\t[no test files]\n",
+            ),
+            (
+                "dotnet",
+                "No test matches the given testcase filter `X` in /a/b.dll\n",
+            ),
             ("jest", "Test Suites: 0 total\nTests:       0 total\n"),
             ("vitest", "No test files found, exiting with code 0\n"),
             ("mocha", "\n  0 passing (1ms)\n"),
@@ -161,6 +205,9 @@ mod tests {
             "running 0 tests\nrunning 3 tests\ntest result: ok. 3 passed\n",
             "collected 4 items\n\n==== 4 passed in 0.1s ====\n",
             "ok  \tpkg\t0.02s\n",
+            "ok  \tpkg\t0.02s\n?   \tpkg/b\t[no test files]\n",
+            "Tests:       1 skipped, 3 passed, 4 total\n",
+            "3 passed, 1 deselected in 0.2s\n",
             "Tests:       2 passed, 2 total\n",
             "  3 passing (5ms)\n",
             "5 examples, 0 failures\n",

@@ -18,15 +18,25 @@ pub(crate) fn receipts<'v, 's>(
     Ok(receipts)
 }
 
-/// Returns why a reported command is not backed, naming the receipt rejected.
-pub(crate) fn explain(why: &Unbacked, receipts: &StrictReceipts) -> String {
+/// Returns why the `reported` command is not backed, naming the receipt rejected.
+pub(crate) fn explain(why: &Unbacked, receipts: &StrictReceipts, reported: &str) -> String {
     match why {
         Unbacked::Report(r) => format!("the command itself does not count: {r}"),
         Unbacked::Rejected { receipt, why } => match receipts.kept.get(*receipt) {
             Some((r, _)) => format!("{r} does not count: {why}"),
             None => why.to_string(),
         },
-        _ => "no recorded command runs it".to_owned(),
+        _ => {
+            let wanted = words(reported);
+            match receipts
+                .kept
+                .iter()
+                .find(|(r, _)| !wanted.is_empty() && words(&r.command).contains(&wanted))
+            {
+                Some((r, _)) => format!("{r} mentions it but does not run it"),
+                None => "no recorded command runs it".to_owned(),
+            }
+        }
     }
 }
 
@@ -40,4 +50,9 @@ pub(crate) fn ignored_lines(receipts: &StrictReceipts) -> String {
         }
     }
     out
+}
+
+/// Returns `text` with runs of whitespace made single spaces.
+fn words(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }

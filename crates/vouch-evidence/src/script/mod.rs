@@ -154,11 +154,41 @@ fn analyse_nested(text: &str, depth: usize) -> Result<brush_parser::ast::Program
             "it wraps shells in shells more than {MAX_SHELL_DEPTH} deep"
         ));
     }
-    let options = brush_parser::ParserOptions::default();
-    let mut parser = brush_parser::Parser::new(std::io::BufReader::new(text.as_bytes()), &options);
-    parser
-        .parse_program()
-        .map_err(|e| format!("bash cannot parse it ({e})"))
+    if let Some(number) = huge_descriptor(text) {
+        return Err(format!(
+            "it redirects a file descriptor numbered {number}, more than bash allows"
+        ));
+    }
+    // The parser is another crate's: should it panic on an input nobody foresaw, the command
+    // is unreadable (fail closed) rather than the gate crashing.
+    std::panic::catch_unwind(|| {
+        let options = brush_parser::ParserOptions::default();
+        let mut parser =
+            brush_parser::Parser::new(std::io::BufReader::new(text.as_bytes()), &options);
+        parser.parse_program()
+    })
+    .map_err(|_| "bash's grammar as vouch reads it fails on it".to_owned())?
+    .map_err(|e| format!("bash cannot parse it ({e})"))
+}
+
+/// Returns a run of digits right before a redirection that no file descriptor can have (the
+/// parser cannot hold it), `None` when there is none.
+fn huge_descriptor(text: &str) -> Option<&str> {
+    let bytes = text.as_bytes();
+    let mut start = None;
+    for (i, &b) in bytes.iter().enumerate() {
+        if b.is_ascii_digit() {
+            start.get_or_insert(i);
+            continue;
+        }
+        if let Some(s) = start.take()
+            && (b == b'<' || b == b'>')
+            && i - s >= 10
+        {
+            return text.get(s..i);
+        }
+    }
+    None
 }
 
 /// Returns the deepest nesting of brackets in `text`, quotes ignored (an over-estimate, which

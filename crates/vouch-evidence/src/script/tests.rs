@@ -157,6 +157,18 @@ fn unreadable_scripts_say_why() {
     assert!(!Script::parse(&shells).status_is_own());
 }
 
+#[test]
+fn inputs_the_parser_cannot_hold_are_unreadable() {
+    // Found by the fuzzer: a descriptor number past u32 made the parser panic.
+    let script = Script::parse("pytest -q tests/ | eb 77777777777<> x");
+    assert!(
+        script
+            .unreadable()
+            .unwrap_or_default()
+            .contains("descriptor")
+    );
+}
+
 fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }

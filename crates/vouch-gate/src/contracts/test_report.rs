@@ -96,7 +96,7 @@ impl Predicate for TestReportPredicate {
                         "✗ {} — `{}`: {}",
                         row.criterion,
                         row.command.trim(),
-                        crate::strict::explain(&why, &receipts)
+                        crate::strict::explain(&why, &receipts, row.command.trim())
                     );
                 }
             }

@@ -171,10 +171,7 @@ impl Predicate for TestReportValid {
                 ));
             }
             let mut hollow = Vec::new();
-            for path in brief
-                .paths_to_change()
-                .filter(|p| p.to_lowercase().contains("test"))
-            {
+            for path in brief.paths_to_change().filter(|p| self.is_test_file(p)) {
                 let full = cx.view.resolve(std::path::Path::new(path));
                 match std::fs::read_to_string(&full) {
                     Ok(text) if self.asserts(path, &text) => {}
@@ -262,12 +259,20 @@ impl TestReportValid {
         self.assertion_count(path, text) > 0
     }
 
-    /// Returns how many assertion-pattern matches `text` holds (comments removed in strict
-    /// mode).
+    /// Returns true when check 7 reads `path` as a test file: a path containing `test` — or,
+    /// in strict mode, `spec` too (`spec/calc_spec.rb`, `calc.spec.js`).
+    fn is_test_file(&self, path: &str) -> bool {
+        let path = path.to_lowercase();
+        path.contains("test") || (self.strict && path.contains("spec"))
+    }
+
+    /// Returns how many assertion-pattern matches `text` holds — in strict mode, with its
+    /// comments removed and its import lines aside (`import { expect } from 'vitest'` is not
+    /// an assertion).
     fn assertion_count(&self, path: &str, text: &str) -> usize {
         let stripped;
         let text = if self.strict {
-            stripped = strip_comments(path, text);
+            stripped = without_imports(&strip_comments(path, text));
             stripped.as_str()
         } else {
             text
@@ -297,7 +302,7 @@ fn strict_backing(cx: &GateContext<'_, '_>, passes: &[&TestResultRow]) -> Verdic
                 "✗ {} — `{}`: {}",
                 row.criterion,
                 row.command.trim(),
-                strict::explain(&why, &receipts)
+                strict::explain(&why, &receipts, row.command.trim())
             );
         }
     }
@@ -320,6 +325,24 @@ fn strict_backing(cx: &GateContext<'_, '_>, passes: &[&TestResultRow]) -> Verdic
         .trim_end()
         .to_owned(),
     )
+}
+
+/// Returns `text` without the lines that import or include code: their names are not
+/// assertions.
+fn without_imports(text: &str) -> String {
+    const STARTS: [&str; 8] = [
+        "import ", "import{", "from ", "use ", "#include", "using ", "require ", "package ",
+    ];
+    text.lines()
+        .filter(|line| {
+            let l = line.trim_start();
+            !(STARTS.iter().any(|s| l.starts_with(s))
+                || l.contains("= require(")
+                || l.starts_with("require(")
+                || l.starts_with("require_relative"))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Returns `✗ item` lines.

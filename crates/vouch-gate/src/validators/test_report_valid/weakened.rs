@@ -23,7 +23,7 @@ pub(super) fn check(
     brief: Option<&Brief>,
 ) -> Option<Verdict> {
     let kw = cx.keyword;
-    let files = match test_files(cx, brief) {
+    let files = match test_files(v, cx, brief) {
         Ok(files) => files,
         Err(verdict) => return Some(verdict),
     };
@@ -61,9 +61,13 @@ pub(super) fn check(
     ))
 }
 
-/// Returns the test files to compare: the brief's and those written this session (a path
-/// containing `test`), each once.
-fn test_files(cx: &GateContext<'_, '_>, brief: Option<&Brief>) -> Result<Vec<String>, Verdict> {
+/// Returns the test files to compare: the brief's and those written this session (see
+/// `TestReportValid::is_test_file`), each once.
+fn test_files(
+    v: &TestReportValid,
+    cx: &GateContext<'_, '_>,
+    brief: Option<&Brief>,
+) -> Result<Vec<String>, Verdict> {
     let mut paths: Vec<String> = brief
         .into_iter()
         .flat_map(Brief::paths_to_change)
@@ -76,7 +80,7 @@ fn test_files(cx: &GateContext<'_, '_>, brief: Option<&Brief>) -> Result<Vec<Str
     paths.extend(written.into_iter().map(str::to_owned));
     let mut out: Vec<String> = Vec::new();
     for p in paths {
-        if p.to_lowercase().contains("test") && !out.iter().any(|o| same_file(o, &p)) {
+        if v.is_test_file(&p) && !out.iter().any(|o| same_file(o, &p)) {
             out.push(p);
         }
     }
