@@ -133,8 +133,6 @@ fn masked(claim: &Claim) -> Rejection {
     }
 }
 
-/// Programs that print their arguments.
-const ECHOES: &[&str] = &["echo", "printf", "yes", "figlet", "banner"];
 /// Programs that print files (or their standard input).
 const READERS: &[&str] = &[
     "cat", "tac", "head", "tail", "nl", "more", "less", "bat", "batcat", "sed", "awk", "gawk",
@@ -179,7 +177,7 @@ pub fn sentinel_source(
     }
     for claim in script.claims() {
         let program = claim.program();
-        let what = if ECHOES.contains(&program) {
+        let what = if claim.echoes() {
             Some("prints text the command itself holds")
         } else if READERS.contains(&program) && claim.reads_inline_text {
             Some("prints text the command itself holds (a here-doc)")

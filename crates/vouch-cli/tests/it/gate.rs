@@ -93,6 +93,47 @@ fn a_failing_test_run_blocks_with_the_spec_message() {
     );
 }
 
+/// A developer turn whose test run is piped into `tail`: its status is `tail`'s.
+fn piped_turn() -> String {
+    chat(&serde_json::json!([
+        {"role": "user", "content": "Add /health"},
+        {"role": "assistant", "name": "Developer", "tool_calls": [
+            {"id": "w", "type": "function", "function": {"name": "FileSystem-write_file", "arguments": "{\"path\": \"health.py\"}"}},
+            {"id": "t", "type": "function", "function": {"name": "Shell-shell_run", "arguments": "{\"command\": \"pytest -q | tail -3\"}"}}]},
+        {"role": "tool", "tool_call_id": "w", "content": "wrote"},
+        {"role": "tool", "tool_call_id": "t", "content": "1 failed, 3 passed"},
+        {"role": "assistant", "name": "Developer", "content": "HANDOFF TO TESTER"}
+    ]))
+}
+
+#[test]
+fn strict_mode_rejects_a_masked_test_run() {
+    let dir = project(&piped_turn());
+    let args = ["--keyword", "HANDOFF TO TESTER", "--agent", "Developer"];
+    assert_eq!(
+        gate_check(&dir, &args).status.code(),
+        Some(0),
+        "default mode: the spec's rule"
+    );
+    let strict = gate_check(&dir, &[&args[..], &["--strict"]].concat());
+    insta::assert_snapshot!(render(&strict), @r"
+    exit: 1
+    ----- stdout -----
+    Handoff blocked: no matching (pytest) shell_run passed this turn.
+    The validator checks THIS TURN ONLY — prior-turn runs do not carry forward.
+    1. Call shell_run to run the required command (exit 0).
+    2. Emit the handoff keyword in the same response.
+    Rejected (strict evidence):
+    - `pytest -q | tail -3` (session line 1, call t) does not count: it exits 0 whatever `pytest -q` does: `| tail -3` decides the pipeline's status (pipefail is off)
+    ----- stderr -----
+    warning: blocked by RequireShellPass
+    ");
+    // `Validation.Strict: true` in the configuration does the same.
+    let yaml = format!("{PIPELINE}  Validation:\n    Strict: true\n");
+    std::fs::write(dir.path().join("pipeline.yaml"), yaml).unwrap();
+    assert_eq!(gate_check(&dir, &args).stdout, strict.stdout);
+}
+
 #[test]
 fn completion_runs_the_termination_validators() {
     let session = chat(&serde_json::json!([

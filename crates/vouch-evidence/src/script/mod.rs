@@ -19,6 +19,9 @@ const MAX_NESTING: usize = 64;
 /// How many `bash -c '…'` layers are unwrapped.
 const MAX_SHELL_DEPTH: usize = 8;
 
+/// Programs that print their arguments.
+pub(crate) const ECHOES: &[&str] = &["echo", "printf", "yes", "figlet", "banner"];
+
 /// A shell command, analysed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Script {
@@ -60,6 +63,12 @@ impl Claim {
     /// Returns its arguments.
     pub fn args(&self) -> &[String] {
         self.words.get(1..).unwrap_or_default()
+    }
+
+    /// Returns true when the program prints its own arguments (`echo`, `printf`): whatever
+    /// command it names, it runs none.
+    pub fn echoes(&self) -> bool {
+        ECHOES.contains(&self.program())
     }
 }
 

@@ -52,7 +52,12 @@ impl Predicate for CommandSucceeded {
                 .kept
                 .iter()
                 .filter_map(|(r, s)| passing_programs(r, s).ok())
-                .flat_map(|programs| programs.into_iter().map(Claim::text))
+                .flat_map(|programs| {
+                    programs
+                        .into_iter()
+                        .filter(|c| !c.echoes())
+                        .map(Claim::text)
+                })
                 .collect();
             strict_programs.iter().map(String::as_str).collect()
         } else {

@@ -69,7 +69,7 @@ impl RequireShellPass {
                 None => passing_run(receipt, script),
                 Some(p) if !p.matches(&receipt.command) => continue,
                 Some(p) => passing_programs(receipt, script).and_then(|programs| {
-                    if programs.iter().any(|c| p.matches(&c.text())) {
+                    if programs.iter().any(|c| !c.echoes() && p.matches(&c.text())) {
                         Ok(())
                     } else {
                         Err(script

@@ -9,5 +9,6 @@ mod fail_closed;
 mod hook;
 mod lint;
 mod router;
+mod strict;
 mod support;
 mod validators;
