@@ -311,8 +311,12 @@ fn strict_mode_lets_no_forgery_through_and_blocks_no_honest_twin() {
     for (class, counts) in &tally {
         let _ = writeln!(
             table,
-            "| {class} | {} | {} | {} | {} |",
-            counts[0], counts[1], counts[2], counts[3]
+            "| {} | {} | {} | {} | {} |",
+            class.replace('|', "\\|"),
+            counts[0],
+            counts[1],
+            counts[2],
+            counts[3]
         );
         for (t, c) in totals.iter_mut().zip(counts) {
             *t += c;

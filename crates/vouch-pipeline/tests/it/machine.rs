@@ -125,3 +125,18 @@ fn state_machine_mistakes_are_load_errors() {
         ]
     );
 }
+
+#[test]
+fn strict_evidence_is_the_runners_default_and_can_be_turned_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("pipeline.yaml");
+    std::fs::write(dir.path().join("script.yaml"), SCRIPT).unwrap();
+    std::fs::write(&path, PIPELINE).unwrap();
+    let strict = |path: &std::path::Path| {
+        let config = RunConfig::load(path).unwrap_or_else(|e| panic!("{e}"));
+        config.gates().config().validation().is_strict()
+    };
+    assert!(strict(&path));
+    std::fs::write(&path, format!("{PIPELINE}Validation:\n  Strict: false\n")).unwrap();
+    assert!(!strict(&path));
+}
