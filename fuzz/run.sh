@@ -19,4 +19,4 @@ mkdir -p "fuzz/corpus/$target"
 # shellcheck disable=SC2086
 # vouch forbids unsafe code, so the fuzzers hunt panics, not memory errors: no sanitizer.
 RUSTC_BOOTSTRAP=1 cargo fuzz run --sanitizer none "$target" "fuzz/corpus/$target" $seeds -- \
-  -max_total_time="$seconds" -max_len=65536 -print_final_stats=1
+  -max_total_time="$seconds" -max_len=65536 -timeout=10 -print_final_stats=1

@@ -164,3 +164,36 @@ fn colour_follows_the_flag() {
     assert!(String::from_utf8_lossy(&coloured.stdout).contains('\u{1b}'));
     assert!(fixtures().is_dir());
 }
+
+#[test]
+fn receipts_list_each_command_and_whether_strict_evidence_counts_it() {
+    let out = vouch(&["session", "receipts", "codex/exec-end.jsonl"]);
+    insta::assert_snapshot!(render(&out));
+    let chat = serde_json::json!([
+        {"role": "user", "content": "test it"},
+        {"role": "assistant", "tool_calls": [
+            {"id": "a", "type": "function", "function": {"name": "shell_run", "arguments": "{\"command\": \"pytest -q || true\"}"}},
+            {"id": "b", "type": "function", "function": {"name": "shell_run", "arguments": "{\"command\": \"pytest -q -k nope\"}"}},
+            {"id": "c", "type": "function", "function": {"name": "shell_run", "arguments": "{\"command\": \"set -o pipefail; pytest -q | tail -3\"}"}}]},
+        {"role": "tool", "tool_call_id": "a", "content": "1 failed"},
+        {"role": "tool", "tool_call_id": "b", "content": "3 deselected in 0.01s"},
+        {"role": "tool", "tool_call_id": "c", "content": "3 passed"},
+        {"role": "tool", "tool_call_id": "z", "content": "3 passed"}
+    ]);
+    let out = vouch_with_stdin(&["session", "receipts", "-"], chat.to_string().as_bytes());
+    insta::assert_snapshot!(render(&out));
+    let json = vouch(&[
+        "session",
+        "receipts",
+        "codex/exec-end.jsonl",
+        "--format",
+        "json",
+    ]);
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(doc["receipts"][0]["exit_code"], 101);
+    assert_eq!(doc["receipts"][1]["passing"], true);
+    assert_eq!(
+        doc["receipts"][1]["output_sha256"].as_str().map(str::len),
+        Some(64)
+    );
+}

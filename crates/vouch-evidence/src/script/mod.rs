@@ -16,6 +16,9 @@ use std::fmt;
 const MAX_LEN: usize = 256 * 1024;
 /// The deepest bracket nesting analysed: the parser recurses per level.
 const MAX_NESTING: usize = 64;
+/// The most `((` (arithmetic commands, or subshells opened twice) analysed: the parser
+/// backtracks exponentially over unclosed ones.
+const MAX_DOUBLE_PARENS: usize = 6;
 /// How many `bash -c '…'` layers are unwrapped.
 const MAX_SHELL_DEPTH: usize = 8;
 
@@ -158,6 +161,11 @@ fn analyse_nested(text: &str, depth: usize) -> Result<brush_parser::ast::Program
             "it nests brackets more than {MAX_NESTING} deep, more than vouch reads"
         ));
     }
+    if double_parens(text) > MAX_DOUBLE_PARENS {
+        return Err(format!(
+            "it opens `((` more than {MAX_DOUBLE_PARENS} times, more than vouch reads"
+        ));
+    }
     if depth > MAX_SHELL_DEPTH {
         return Err(format!(
             "it wraps shells in shells more than {MAX_SHELL_DEPTH} deep"
@@ -198,6 +206,22 @@ fn huge_descriptor(text: &str) -> Option<&str> {
         }
     }
     None
+}
+
+/// Returns how many `((` open in `text`, `$((` (arithmetic expansion) aside.
+fn double_parens(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let mut count = 0;
+    let mut i = 0;
+    while i + 1 < bytes.len() {
+        if bytes[i] == b'(' && bytes[i + 1] == b'(' && (i == 0 || bytes[i - 1] != b'$') {
+            count += 1;
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
+    count
 }
 
 /// Returns the deepest nesting of brackets in `text`, quotes ignored (an over-estimate, which

@@ -1,5 +1,6 @@
 //! `vouch session`: reading agent session logs.
 
+mod receipts;
 mod show;
 mod stats;
 
@@ -13,6 +14,7 @@ use crate::ui::Ui;
 pub(crate) enum SessionCommand {
     Show(show::ShowArgs),
     Stats(stats::StatsArgs),
+    Receipts(receipts::ReceiptsArgs),
 }
 
 /// Runs a `vouch session` command.
@@ -20,5 +22,6 @@ pub(crate) fn run(command: &SessionCommand, ui: &mut Ui) -> Result<u8, CommandEr
     match command {
         SessionCommand::Show(args) => show::run(args, ui),
         SessionCommand::Stats(args) => stats::run(args, ui),
+        SessionCommand::Receipts(args) => receipts::run(args, ui),
     }
 }
