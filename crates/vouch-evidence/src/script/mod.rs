@@ -176,6 +176,12 @@ fn analyse_nested(text: &str, depth: usize) -> Result<brush_parser::ast::Program
             "it redirects a file descriptor numbered {number}, more than bash allows"
         ));
     }
+    // Windows line endings are line endings; a carriage return anywhere else made the
+    // parser's here-doc reader loop without end under fuzzing.
+    let text = text.replace("\r\n", "\n");
+    if text.contains('\r') {
+        return Err("it holds a carriage return outside a line ending".to_owned());
+    }
     // The parser is another crate's: should it panic on an input nobody foresaw, the command
     // is unreadable (fail closed) rather than the gate crashing.
     std::panic::catch_unwind(|| {

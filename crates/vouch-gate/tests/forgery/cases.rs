@@ -104,7 +104,7 @@ fn classes(r: &Runner) -> Vec<(&'static str, Scenario, Scenario)> {
             split.0, split.1
         ))
     );
-    let with_output = |c: &str| format!("{}\n", c);
+    let with_output = |c: &str| format!("{c}\n");
     vec![
         (
             "report names a command the log only shares a word with",

@@ -213,7 +213,7 @@ fn session_log(steps: &[Step]) -> String {
     for step in steps {
         match step {
             Step::Bash(id, command, exit, output) => {
-                lines.push(tool_use(id, "Bash", json!({"command": command}), &stamp()));
+                lines.push(tool_use(id, "Bash", &json!({"command": command}), &stamp()));
                 lines.push(tool_result(id, *exit, output, &stamp()));
             }
             Step::Result(id, exit, output) => lines.push(tool_result(id, *exit, output, &stamp())),
@@ -221,7 +221,7 @@ fn session_log(steps: &[Step]) -> String {
                 lines.push(tool_use(
                     id,
                     "Write",
-                    json!({"file_path": path, "content": content}),
+                    &json!({"file_path": path, "content": content}),
                     &stamp(),
                 ));
                 lines.push(tool_result(id, 0, "File created successfully", &stamp()));
@@ -235,7 +235,7 @@ fn session_log(steps: &[Step]) -> String {
     lines.iter().map(|l| format!("{l}\n")).collect()
 }
 
-fn tool_use(id: &str, name: &str, input: serde_json::Value, at: &str) -> serde_json::Value {
+fn tool_use(id: &str, name: &str, input: &serde_json::Value, at: &str) -> serde_json::Value {
     json!({
         "type": "assistant", "sessionId": "s-1", "uuid": format!("a-{id}-{at}"), "timestamp": at,
         "message": {"id": format!("m-{id}"), "role": "assistant", "content": [

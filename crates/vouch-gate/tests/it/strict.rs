@@ -53,7 +53,8 @@ fn a_report_backed_by_the_same_passing_command_passes() {
 
 #[test]
 fn each_report_forgery_has_its_message() {
-    let cases: [(&str, &str, &[(&str, i64, &str)]); 5] = [
+    type Case<'a> = (&'a str, &'a str, &'a [(&'a str, i64, &'a str)]);
+    let cases: [Case<'_>; 5] = [
         (
             "masked",
             "pytest -q",
