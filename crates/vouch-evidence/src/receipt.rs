@@ -7,37 +7,19 @@ use std::fmt;
 use jiff::Timestamp;
 use vouch_session::{Outcome, ToolKind};
 
-use crate::changelog::{ChangeEntry, CommandRun, sha256_hex, tail};
+use crate::changelog::{ChangeEntry, CommandReceipt, CommandRun, sha256_hex, tail};
 use crate::view::Call;
 
-/// A recorded shell command.
+/// A recorded shell command: the change log's record of it (its command, outcome, output and
+/// receipt keys), and where it was recorded.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Receipt {
     /// Where it was recorded.
     pub origin: Origin,
-    /// The command, exactly as run.
-    pub command: String,
-    /// Whether it succeeded, as recorded.
-    pub succeeded: bool,
-    /// Its exit code, when recorded.
-    pub exit_code: Option<i64>,
-    /// The tool call it answers.
-    pub call_id: Option<String>,
-    /// When it started (RFC 3339).
-    pub started_at: Option<String>,
-    /// When it ended.
-    pub ended_at: Option<String>,
-    /// How long it ran, in milliseconds.
-    pub duration_ms: Option<u64>,
-    /// Its output as kept (the change log keeps the first 4 KiB).
-    pub output: String,
-    /// How many bytes of output it wrote in all.
-    pub output_bytes: Option<u64>,
-    /// The SHA-256 of its whole output, in hex.
-    pub output_sha256: Option<String>,
-    /// The last bytes of its output, when the kept output may not reach its end.
-    pub output_tail: Option<String>,
+    /// The command with its exit code, output and receipt, in the change log's shape whatever
+    /// its origin.
+    pub run: CommandRun,
 }
 
 /// Where a receipt was recorded.
@@ -65,23 +47,13 @@ impl Receipt {
                 agent: entry.agent.clone(),
                 turn: entry.turn_index,
             },
-            command: run.command.clone(),
-            succeeded: run.succeeded,
-            exit_code: run.exit_code,
-            call_id: run.receipt.call_id.clone(),
-            started_at: run.receipt.started_at.clone(),
-            ended_at: run.receipt.ended_at.clone(),
-            duration_ms: run.receipt.duration_ms,
-            output: run.output.clone(),
-            output_bytes: run.receipt.output_bytes,
-            output_sha256: run.output_sha256.clone(),
-            output_tail: run.receipt.output_tail.clone(),
+            run: run.clone(),
         }
     }
 
     /// Returns the receipt of a shell call of a session log, `None` for a call that is not a
     /// shell command. The call's event gives the start, `ended` (when its result was logged)
-    /// the end; the output's size and hash are computed from the result.
+    /// the end; the output's size, hash and tail are computed from the result.
     pub fn of_call(call: &Call<'_>, ended: Option<Timestamp>) -> Option<Receipt> {
         if call.call.kind != ToolKind::Shell {
             return None;
@@ -101,32 +73,37 @@ impl Receipt {
             (Some(s), Some(e)) => u64::try_from(e.duration_since(s).as_millis()).ok(),
             _ => None,
         };
-        Some(Receipt {
-            origin: Origin::Session {
-                line: call.event.line,
-            },
-            command,
-            succeeded,
-            exit_code,
+        let receipt = CommandReceipt {
             call_id: Some(call.call.call_id.clone()),
             started_at: started.map(|t| t.to_string()),
             ended_at: ended.map(|t| t.to_string()),
             duration_ms,
             output_bytes: Some(output.len() as u64),
-            output_sha256: Some(sha256_hex(output.as_bytes())),
             output_tail: Some(tail(&output).to_owned()),
-            output,
+        };
+        Some(Receipt {
+            origin: Origin::Session {
+                line: call.event.line,
+            },
+            run: CommandRun {
+                command,
+                succeeded,
+                output_sha256: Some(sha256_hex(output.as_bytes())),
+                output,
+                exit_code,
+                receipt,
+            },
         })
     }
 
     /// Returns the output a check reads: what was kept, and the tail when it may reach
     /// further.
     pub fn full_output(&self) -> std::borrow::Cow<'_, str> {
-        match &self.output_tail {
-            Some(tail) if !self.output.ends_with(tail.as_str()) => {
-                format!("{}\n{tail}", self.output).into()
+        match &self.run.receipt.output_tail {
+            Some(tail) if !self.run.output.ends_with(tail.as_str()) => {
+                format!("{}\n{tail}", self.run.output).into()
             }
-            _ => self.output.as_str().into(),
+            _ => self.run.output.as_str().into(),
         }
     }
 }
@@ -135,7 +112,7 @@ impl fmt::Display for Receipt {
     /// Writes the command and where it was recorded: `` `npm test || true` (changes.json,
     /// Tester's turn 3) ``.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "`{}` (", one_line(&self.command))?;
+        write!(f, "`{}` (", one_line(&self.run.command))?;
         match &self.origin {
             Origin::ChangeLog { agent, turn } => {
                 write!(f, "changes.json")?;
@@ -152,7 +129,7 @@ impl fmt::Display for Receipt {
                 }
             }
         }
-        if let Some(id) = &self.call_id {
+        if let Some(id) = &self.run.receipt.call_id {
             write!(f, ", call {id}")?;
         }
         f.write_str(")")

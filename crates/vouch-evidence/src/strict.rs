@@ -107,9 +107,9 @@ pub fn passing_programs<'a>(
 
 /// Checks that the command exited 0 and can be read.
 fn ran(receipt: &Receipt, script: &Script) -> Result<(), Rejection> {
-    if !receipt.succeeded || receipt.exit_code.is_some_and(|c| c != 0) {
+    if !receipt.run.succeeded || receipt.run.exit_code.is_some_and(|c| c != 0) {
         return Err(Rejection::Failed {
-            exit_code: receipt.exit_code,
+            exit_code: receipt.run.exit_code,
         });
     }
     if let Some(why) = script.unreadable() {
@@ -169,6 +169,7 @@ pub fn sentinel_source(
 ) -> Result<(), Rejection> {
     passing_run(receipt, script)?;
     if receipt
+        .run
         .command
         .to_lowercase()
         .contains(&sentinel.to_lowercase())

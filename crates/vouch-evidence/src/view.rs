@@ -389,7 +389,7 @@ impl<'s> EvidenceView<'s> {
                 ));
                 continue;
             }
-            let script = Script::parse(&receipt.command);
+            let script = Script::parse(&receipt.run.command);
             out.kept.push((receipt, script));
         }
         out.ignored.extend(self.orphan_results());
@@ -426,8 +426,8 @@ impl<'s> EvidenceView<'s> {
         for entry in log.session_entries() {
             for run in &entry.commands_run {
                 let receipt = Receipt::of_run(run, entry);
-                let script = Script::parse(&receipt.command);
-                if let Some(id) = receipt.call_id.as_deref()
+                let script = Script::parse(&receipt.run.command);
+                if let Some(id) = receipt.run.receipt.call_id.as_deref()
                     && let Some(call) = calls.iter().find(|c| c.call.call_id == id)
                 {
                     let ran = call.call.command().unwrap_or_default();

@@ -3,7 +3,9 @@
 
 use std::fmt::Write;
 
-use vouch_evidence::{Call, Error, EvidenceView, StrictReceipts, Unbacked};
+use vouch_evidence::{
+    Call, Error, EvidenceView, Script, StrictReceipts, TestResultRow, Unbacked, backing,
+};
 
 /// Returns the receipts a strict check reads: the change log's for the active session, then
 /// those of the shell calls among `calls`.
@@ -18,8 +20,31 @@ pub(crate) fn receipts<'v, 's>(
     Ok(receipts)
 }
 
+/// Returns the PASS rows among `rows` that no passing run of their command backs, as
+/// `✗ criterion — `command`: why` lines, with how many there are.
+pub(crate) fn unbacked_rows<'r>(
+    rows: impl IntoIterator<Item = &'r TestResultRow>,
+    receipts: &StrictReceipts,
+) -> (usize, String) {
+    let mut lines = String::new();
+    let mut count = 0;
+    for row in rows {
+        let command = row.command.trim();
+        if let Err(why) = backing(&Script::parse(command), &receipts.kept) {
+            count += 1;
+            let _ = writeln!(
+                lines,
+                "✗ {} — `{command}`: {}",
+                row.criterion,
+                explain(&why, receipts, command)
+            );
+        }
+    }
+    (count, lines)
+}
+
 /// Returns why the `reported` command is not backed, naming the receipt rejected.
-pub(crate) fn explain(why: &Unbacked, receipts: &StrictReceipts, reported: &str) -> String {
+fn explain(why: &Unbacked, receipts: &StrictReceipts, reported: &str) -> String {
     match why {
         Unbacked::Report(r) => format!("the command itself does not count: {r}"),
         Unbacked::Rejected { receipt, why } => match receipts.kept.get(*receipt) {
@@ -31,7 +56,7 @@ pub(crate) fn explain(why: &Unbacked, receipts: &StrictReceipts, reported: &str)
             match receipts
                 .kept
                 .iter()
-                .find(|(r, _)| !wanted.is_empty() && words(&r.command).contains(&wanted))
+                .find(|(r, _)| !wanted.is_empty() && words(&r.run.command).contains(&wanted))
             {
                 Some((r, _)) => format!("{r} mentions it but does not run it"),
                 None => "no recorded command runs it".to_owned(),

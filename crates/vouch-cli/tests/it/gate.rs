@@ -34,11 +34,17 @@ fn project(session: &str) -> tempfile::TempDir {
 }
 
 fn developer_turn(test_output: &str) -> String {
+    developer_turn_running("pytest -q", test_output)
+}
+
+/// A developer turn that writes a file and runs `command`, which printed `test_output`.
+fn developer_turn_running(command: &str, test_output: &str) -> String {
+    let run = serde_json::json!({"command": command}).to_string();
     chat(&serde_json::json!([
         {"role": "user", "content": "Add /health"},
         {"role": "assistant", "name": "Developer", "tool_calls": [
             {"id": "w", "type": "function", "function": {"name": "FileSystem-write_file", "arguments": "{\"path\": \"health.py\"}"}},
-            {"id": "t", "type": "function", "function": {"name": "Shell-shell_run", "arguments": "{\"command\": \"pytest -q\"}"}}]},
+            {"id": "t", "type": "function", "function": {"name": "Shell-shell_run", "arguments": run}}]},
         {"role": "tool", "tool_call_id": "w", "content": "wrote"},
         {"role": "tool", "tool_call_id": "t", "content": test_output},
         {"role": "assistant", "name": "Developer", "content": "HANDOFF TO TESTER"}
@@ -93,22 +99,13 @@ fn a_failing_test_run_blocks_with_the_spec_message() {
     );
 }
 
-/// A developer turn whose test run is piped into `tail`: its status is `tail`'s.
-fn piped_turn() -> String {
-    chat(&serde_json::json!([
-        {"role": "user", "content": "Add /health"},
-        {"role": "assistant", "name": "Developer", "tool_calls": [
-            {"id": "w", "type": "function", "function": {"name": "FileSystem-write_file", "arguments": "{\"path\": \"health.py\"}"}},
-            {"id": "t", "type": "function", "function": {"name": "Shell-shell_run", "arguments": "{\"command\": \"pytest -q | tail -3\"}"}}]},
-        {"role": "tool", "tool_call_id": "w", "content": "wrote"},
-        {"role": "tool", "tool_call_id": "t", "content": "1 failed, 3 passed"},
-        {"role": "assistant", "name": "Developer", "content": "HANDOFF TO TESTER"}
-    ]))
-}
-
 #[test]
 fn strict_mode_rejects_a_masked_test_run() {
-    let dir = project(&piped_turn());
+    // The test run is piped into `tail`: its status is tail's.
+    let dir = project(&developer_turn_running(
+        "pytest -q | tail -3",
+        "1 failed, 3 passed",
+    ));
     let args = ["--keyword", "HANDOFF TO TESTER", "--agent", "Developer"];
     assert_eq!(
         gate_check(&dir, &args).status.code(),

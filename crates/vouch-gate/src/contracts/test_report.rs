@@ -1,8 +1,6 @@
 //! `TestReport`: the test report has no failures, and every PASS is backed by a real run.
 
-use std::fmt::Write;
-
-use vouch_evidence::{Script, TestResultRow, backing};
+use vouch_evidence::TestResultRow;
 
 use crate::backing::backs;
 use crate::predicate::{GateContext, Predicate, Verdict, blocked_word, fail_closed};
@@ -86,20 +84,10 @@ impl Predicate for TestReportPredicate {
                 Ok(r) => r,
                 Err(e) => return fail_closed(self.name(), kw, "the change log", e),
             };
-            let mut unbacked = String::new();
-            let mut count = 0;
-            for row in report.results.iter().filter(|r| r.passed()) {
-                if let Err(why) = backing(&Script::parse(row.command.trim()), &receipts.kept) {
-                    count += 1;
-                    let _ = writeln!(
-                        unbacked,
-                        "✗ {} — `{}`: {}",
-                        row.criterion,
-                        row.command.trim(),
-                        crate::strict::explain(&why, &receipts, row.command.trim())
-                    );
-                }
-            }
+            let (count, unbacked) = crate::strict::unbacked_rows(
+                report.results.iter().filter(|r| r.passed()),
+                &receipts,
+            );
             if count > 0 {
                 return Verdict::block(
                     self.name(),

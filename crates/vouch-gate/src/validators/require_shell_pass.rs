@@ -67,7 +67,7 @@ impl RequireShellPass {
             // command's status must be its own.
             let verdict = match &self.pattern {
                 None => passing_run(receipt, script),
-                Some(p) if !p.matches(&receipt.command) => continue,
+                Some(p) if !p.matches(&receipt.run.command) => continue,
                 Some(p) => passing_programs(receipt, script).and_then(|programs| {
                     if programs.iter().any(|c| !c.echoes() && p.matches(&c.text())) {
                         Ok(())
@@ -78,7 +78,7 @@ impl RequireShellPass {
                             .find(|c| p.matches(&c.text()) && c.masked.is_some())
                             .map_or_else(
                                 || Rejection::Prints {
-                                    program: receipt.command.clone(),
+                                    program: receipt.run.command.clone(),
                                     what: "mentions the command without running it",
                                 },
                                 |c| Rejection::Masked {

@@ -92,20 +92,20 @@ pub(crate) fn run(args: &ReceiptsArgs, ui: &mut Ui) -> Result<u8, CommandError> 
                 .iter()
                 .zip(&verdicts)
                 .map(|((r, _), verdict)| Row {
-                    command: &r.command,
-                    exit_code: r.exit_code,
-                    succeeded: r.succeeded,
-                    call_id: r.call_id.as_deref(),
+                    command: &r.run.command,
+                    exit_code: r.run.exit_code,
+                    succeeded: r.run.succeeded,
+                    call_id: r.run.receipt.call_id.as_deref(),
                     line: match r.origin {
                         Origin::Session { line } => line,
                         Origin::ChangeLog { .. } => None,
                     },
-                    started_at: r.started_at.as_deref(),
-                    ended_at: r.ended_at.as_deref(),
-                    duration_ms: r.duration_ms,
-                    output_bytes: r.output_bytes,
-                    output_sha256: r.output_sha256.as_deref(),
-                    output_tail: r.output_tail.as_deref(),
+                    started_at: r.run.receipt.started_at.as_deref(),
+                    ended_at: r.run.receipt.ended_at.as_deref(),
+                    duration_ms: r.run.receipt.duration_ms,
+                    output_bytes: r.run.receipt.output_bytes,
+                    output_sha256: r.run.output_sha256.as_deref(),
+                    output_tail: r.run.receipt.output_tail.as_deref(),
                     passing: verdict.is_ok(),
                     rejected: verdict.clone().err(),
                 })
@@ -124,13 +124,13 @@ pub(crate) fn run(args: &ReceiptsArgs, ui: &mut Ui) -> Result<u8, CommandError> 
 /// Returns ` — exit 0, 1.2 s, 2,345 bytes` for the facts the receipt holds.
 fn facts(receipt: &Receipt) -> String {
     let mut parts = Vec::new();
-    if let Some(code) = receipt.exit_code {
+    if let Some(code) = receipt.run.exit_code {
         parts.push(format!("exit {code}"));
     }
-    if let Some(ms) = receipt.duration_ms {
+    if let Some(ms) = receipt.run.receipt.duration_ms {
         parts.push(format!("{}.{} s", ms / 1000, ms % 1000 / 100));
     }
-    if let Some(bytes) = receipt.output_bytes {
+    if let Some(bytes) = receipt.run.receipt.output_bytes {
         parts.push(format!("{bytes} bytes of output"));
     }
     if parts.is_empty() {

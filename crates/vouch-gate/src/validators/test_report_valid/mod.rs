@@ -1,9 +1,7 @@
 //! `TestReportValid`: the Tester's report is complete, passing, and backed by real commands.
 
-use std::fmt::Write;
-
 use regex::Regex;
-use vouch_evidence::{Error, Script, TestResultRow, backing, strip_comments};
+use vouch_evidence::{Error, TestResultRow, strip_comments};
 
 use crate::backing::backs;
 use crate::predicate::{GateContext, Predicate, Verdict, fail_closed};
@@ -291,21 +289,7 @@ fn strict_backing(cx: &GateContext<'_, '_>, passes: &[&TestResultRow]) -> Verdic
         Ok(r) => r,
         Err(e) => return fail_closed(NAME, kw, "the change log", e),
     };
-    let mut unverified = String::new();
-    let mut count = 0;
-    for row in passes {
-        let reported = Script::parse(row.command.trim());
-        if let Err(why) = backing(&reported, &receipts.kept) {
-            count += 1;
-            let _ = writeln!(
-                unverified,
-                "✗ {} — `{}`: {}",
-                row.criterion,
-                row.command.trim(),
-                strict::explain(&why, &receipts, row.command.trim())
-            );
-        }
-    }
+    let (count, unverified) = strict::unbacked_rows(passes.iter().copied(), &receipts);
     if count == 0 {
         return Verdict::Pass;
     }
