@@ -161,6 +161,11 @@ fn analyse_nested(text: &str, depth: usize) -> Result<brush_parser::ast::Program
             "it nests brackets more than {MAX_NESTING} deep, more than vouch reads"
         ));
     }
+    if let Some(at) = here_doc_without_word(text) {
+        return Err(format!(
+            "its here-doc at byte {at} has no delimiter word after `<<`"
+        ));
+    }
     if double_parens(text) > MAX_DOUBLE_PARENS {
         return Err(format!(
             "it opens `((` more than {MAX_DOUBLE_PARENS} times, more than vouch reads"
@@ -209,6 +214,39 @@ fn huge_descriptor(text: &str) -> Option<&str> {
             && i - s >= 10
         {
             return text.get(s..i);
+        }
+    }
+    None
+}
+
+/// Returns where a `<<` (or `<<-`) is followed by no word — an operator, a line end or the end
+/// of the text — which bash rejects and inside `$(…)` made the parser allocate without end
+/// under fuzzing; `<<<` (a here-string) aside.
+fn here_doc_without_word(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i + 1 < bytes.len() {
+        if bytes[i] == b'<' && bytes[i + 1] == b'<' {
+            if bytes.get(i + 2) == Some(&b'<') {
+                i += 3;
+                continue;
+            }
+            let mut j = i + 2;
+            if bytes.get(j) == Some(&b'-') {
+                j += 1;
+            }
+            while matches!(bytes.get(j), Some(b' ' | b'\t')) {
+                j += 1;
+            }
+            match bytes.get(j) {
+                None | Some(b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>' | b'\n') => {
+                    return Some(i);
+                }
+                _ => {}
+            }
+            i = j;
+        } else {
+            i += 1;
         }
     }
     None
