@@ -32,5 +32,10 @@ fn ten_thousand_commands(bencher: divan::Bencher<'_, '_>) {
             _ => format!("go test ./pkg{i}/... -run 'Test{i}' -count=1"),
         })
         .collect();
-    bencher.bench(|| commands.iter().map(|c| Script::parse(c)).count());
+    bencher.bench(|| {
+        commands
+            .iter()
+            .map(|c| Script::parse(c))
+            .collect::<Vec<_>>()
+    });
 }

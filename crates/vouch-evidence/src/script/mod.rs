@@ -161,9 +161,9 @@ fn analyse_nested(text: &str, depth: usize) -> Result<brush_parser::ast::Program
             "it nests brackets more than {MAX_NESTING} deep, more than vouch reads"
         ));
     }
-    if let Some(at) = here_doc_without_word(text) {
+    if let Some(at) = odd_here_doc(text) {
         return Err(format!(
-            "its here-doc at byte {at} has no delimiter word after `<<`"
+            "its here-doc at byte {at} has no plain delimiter after `<<` (a name, bare or quoted)"
         ));
     }
     if double_parens(text) > MAX_DOUBLE_PARENS {
@@ -219,35 +219,54 @@ fn huge_descriptor(text: &str) -> Option<&str> {
     None
 }
 
-/// Returns where a `<<` (or `<<-`) is followed by no word — an operator, a line end or the end
-/// of the text — which bash rejects and inside `$(…)` made the parser allocate without end
-/// under fuzzing; `<<<` (a here-string) aside.
-fn here_doc_without_word(text: &str) -> Option<usize> {
+/// Returns where a here-doc's `<<` (or `<<-`) is followed by anything but a plain delimiter —
+/// a name, bare or quoted (`EOF`, `'EOF'`, `"EOF"`, `\EOF`) — `<<<` (a here-string) aside.
+/// Others are rare in commands and made the parser allocate without end under fuzzing.
+fn odd_here_doc(text: &str) -> Option<usize> {
     let bytes = text.as_bytes();
+    let is_name = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
     let mut i = 0;
     while i + 1 < bytes.len() {
-        if bytes[i] == b'<' && bytes[i + 1] == b'<' {
-            if bytes.get(i + 2) == Some(&b'<') {
-                i += 3;
-                continue;
-            }
-            let mut j = i + 2;
-            if bytes.get(j) == Some(&b'-') {
-                j += 1;
-            }
-            while matches!(bytes.get(j), Some(b' ' | b'\t')) {
-                j += 1;
-            }
-            match bytes.get(j) {
-                None | Some(b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>' | b'\n') => {
-                    return Some(i);
-                }
-                _ => {}
-            }
-            i = j;
-        } else {
+        if !(bytes[i] == b'<' && bytes[i + 1] == b'<') {
             i += 1;
+            continue;
         }
+        if bytes.get(i + 2) == Some(&b'<') {
+            i += 3;
+            continue;
+        }
+        let mut j = i + 2;
+        if bytes.get(j) == Some(&b'-') {
+            j += 1;
+        }
+        while matches!(bytes.get(j), Some(b' ' | b'\t')) {
+            j += 1;
+        }
+        let quote = match bytes.get(j) {
+            Some(&q @ (b'\'' | b'"')) => Some(q),
+            Some(b'\\') => {
+                j += 1;
+                None
+            }
+            _ => None,
+        };
+        if quote.is_some() {
+            j += 1;
+        }
+        let start = j;
+        while bytes.get(j).copied().is_some_and(is_name) {
+            j += 1;
+        }
+        if j == start {
+            return Some(i);
+        }
+        if let Some(q) = quote {
+            if bytes.get(j) != Some(&q) {
+                return Some(i);
+            }
+            j += 1;
+        }
+        i = j;
     }
     None
 }
