@@ -133,6 +133,16 @@ impl CommandPattern {
         self.alternatives.is_empty()
     }
 
+    /// Returns true when `command` holds a part of one of the alternatives: it names what the
+    /// pattern asks for, whether or not it ran it.
+    pub fn mentioned_in(&self, command: &str) -> bool {
+        let command = command.to_lowercase();
+        self.alternatives
+            .iter()
+            .flatten()
+            .any(|part| command.contains(part.as_str()))
+    }
+
     /// Returns the pattern as it was written.
     pub fn as_str(&self) -> &str {
         &self.raw

@@ -1,5 +1,7 @@
 //! `CommandSucceeded`: a command matching the pattern succeeded this session.
 
+use std::fmt::Write;
+
 use vouch_evidence::{Claim, passing_programs};
 
 use crate::alternatives::CommandPattern;
@@ -42,23 +44,42 @@ impl Predicate for CommandSucceeded {
     }
 
     fn evaluate(&self, cx: &GateContext<'_, '_>) -> Verdict {
-        let strict_programs: Vec<String>;
+        let mut strict_programs: Vec<String> = Vec::new();
+        let mut rejected = String::new();
         let commands = if self.strict {
             let receipts = match crate::strict::receipts(cx.view, cx.view.all_calls()) {
                 Ok(r) => r,
                 Err(e) => return fail_closed(self.name(), cx.keyword, "the change log", e),
             };
-            strict_programs = receipts
-                .kept
-                .iter()
-                .filter_map(|(r, s)| passing_programs(r, s).ok())
-                .flat_map(|programs| {
-                    programs
-                        .into_iter()
-                        .filter(|c| !c.echoes())
-                        .map(Claim::text)
-                })
-                .collect();
+            for (receipt, script) in &receipts.kept {
+                let mentioned = self.pattern.mentioned_in(&receipt.run.command);
+                match passing_programs(receipt, script) {
+                    Ok(programs) => {
+                        let before = strict_programs.len();
+                        strict_programs.extend(
+                            programs
+                                .into_iter()
+                                .filter(|c| !c.echoes())
+                                .map(Claim::text),
+                        );
+                        let runs_it = strict_programs[before..]
+                            .iter()
+                            .any(|p| self.pattern.mentioned_in(p));
+                        if mentioned && !runs_it {
+                            let _ =
+                                writeln!(rejected, "- {receipt} mentions it but does not run it");
+                        }
+                    }
+                    Err(why) if mentioned => {
+                        let _ = writeln!(rejected, "- {receipt} does not count: {why}");
+                    }
+                    Err(_) => {}
+                }
+            }
+            if !rejected.is_empty() {
+                rejected.insert_str(0, "Rejected (strict evidence):\n");
+            }
+            rejected.push_str(&crate::strict::ignored_lines(&receipts));
             strict_programs.iter().map(String::as_str).collect()
         } else {
             match cx.view.successful_commands() {
@@ -75,12 +96,14 @@ impl Predicate for CommandSucceeded {
                     format!(
                         "{} blocked: {} requires a successful command matching `{}` this session; \
                          nothing that succeeded matches {}.\n\
-                         Run the command with shell_run (exit 0), then retry.",
+                         Run the command with shell_run (exit 0), then retry.\n{rejected}",
                         blocked_word(cx.keyword),
                         self.owner,
                         self.pattern.as_str(),
                         missing.join(" and ")
-                    ),
+                    )
+                    .trim_end()
+                    .to_owned(),
                 )
             }
         }
