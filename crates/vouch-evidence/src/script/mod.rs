@@ -19,6 +19,9 @@ const MAX_NESTING: usize = 64;
 /// The most `((` (arithmetic commands, or subshells opened twice) analysed: the parser
 /// backtracks exponentially over unclosed ones.
 const MAX_DOUBLE_PARENS: usize = 6;
+/// The most parentheses left unclosed that the parser is given: it backtracks exponentially
+/// over them, and bash rejects such a command anyway.
+const MAX_UNCLOSED_PARENS: usize = 3;
 /// How many `bash -c '…'` layers are unwrapped.
 const MAX_SHELL_DEPTH: usize = 8;
 
@@ -166,6 +169,11 @@ fn analyse_nested(text: &str, depth: usize) -> Result<brush_parser::ast::Program
             "its here-doc at byte {at} has no plain delimiter after `<<` (a name, bare or quoted)"
         ));
     }
+    if unclosed_parens(text) > MAX_UNCLOSED_PARENS {
+        return Err(format!(
+            "it leaves more than {MAX_UNCLOSED_PARENS} parentheses unclosed"
+        ));
+    }
     if double_parens(text) > MAX_DOUBLE_PARENS {
         return Err(format!(
             "it opens `((` more than {MAX_DOUBLE_PARENS} times, more than vouch reads"
@@ -269,6 +277,51 @@ fn odd_here_doc(text: &str) -> Option<usize> {
         i = j;
     }
     None
+}
+
+/// Returns how many `(` are still open at the end of `text`, quoted text and comments aside
+/// (a `)` with none open, as in a `case` pattern, closes nothing).
+fn unclosed_parens(text: &str) -> usize {
+    let mut open = 0usize;
+    let mut chars = text.chars();
+    let mut at_word_start = true;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '\'' => {
+                for q in chars.by_ref() {
+                    if q == '\'' {
+                        break;
+                    }
+                }
+            }
+            '"' => {
+                while let Some(q) = chars.next() {
+                    match q {
+                        '\\' => {
+                            chars.next();
+                        }
+                        '"' => break,
+                        _ => {}
+                    }
+                }
+            }
+            '#' if at_word_start => {
+                for q in chars.by_ref() {
+                    if q == '\n' {
+                        break;
+                    }
+                }
+            }
+            '(' => open += 1,
+            ')' => open = open.saturating_sub(1),
+            _ => {}
+        }
+        at_word_start = c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')');
+    }
+    open
 }
 
 /// Returns how many `((` open in `text`, `$((` (arithmetic expansion) aside.
