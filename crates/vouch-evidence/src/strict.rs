@@ -33,6 +33,13 @@ pub enum Rejection {
     },
     /// Its output shows that it ran no test.
     RanNothing(RanNothing),
+    /// A program in it only builds, lists or skips tests (`cargo test --no-run`).
+    RunsNoTest {
+        /// The program.
+        program: String,
+        /// The flag that says so.
+        flag: String,
+    },
     /// Its own text holds the expected output.
     HoldsSentinel(String),
     /// A program in it prints text the agent chose.
@@ -64,6 +71,11 @@ impl fmt::Display for Rejection {
                 n.runner,
                 one_line(&n.line)
             ),
+            Rejection::RunsNoTest { program, flag } => write!(
+                f,
+                "`{}` only builds, lists or skips tests (`{flag}`)",
+                one_line(program)
+            ),
             Rejection::HoldsSentinel(s) => {
                 write!(f, "its own text holds the expected output \"{s}\"")
             }
@@ -85,7 +97,7 @@ pub fn passing_run(receipt: &Receipt, script: &Script) -> Result<(), Rejection> 
     if !script.status_is_own() {
         return Err(Rejection::RunsNothing);
     }
-    tests_ran(receipt)
+    tests_ran(receipt, script.claims().iter())
 }
 
 /// Returns the programs `receipt` shows succeeded — those its command (read as `script`) ran
@@ -101,7 +113,7 @@ pub fn passing_programs<'a>(
     if programs.is_empty() {
         return Err(script.first_masked().map_or(Rejection::RunsNothing, masked));
     }
-    tests_ran(receipt)?;
+    tests_ran(receipt, programs.iter().copied())?;
     Ok(programs)
 }
 
@@ -118,8 +130,51 @@ fn ran(receipt: &Receipt, script: &Script) -> Result<(), Rejection> {
     Ok(())
 }
 
-/// Checks that the output does not show a test run of zero tests.
-fn tests_ran(receipt: &Receipt) -> Result<(), Rejection> {
+/// Flags with which a test runner builds, lists or skips tests instead of running them.
+const NO_RUN_FLAGS: &[&str] = &[
+    "--no-run",
+    "--collect-only",
+    "--co",
+    "--listTests",
+    "--list-tests",
+    "-list",
+    "--show-only",
+    "--dry-run",
+    "-DskipTests",
+    "-DskipTests=true",
+    "-Dmaven.test.skip=true",
+    "--passWithNoTests",
+];
+
+/// Checks that no program only builds, lists or skips tests, and that the output does not
+/// show a test run of zero tests.
+fn tests_ran<'a>(
+    receipt: &Receipt,
+    programs: impl Iterator<Item = &'a Claim>,
+) -> Result<(), Rejection> {
+    for claim in programs {
+        let words = claim.args();
+        let flag = words
+            .iter()
+            .find(|w| NO_RUN_FLAGS.contains(&w.as_str()))
+            .cloned()
+            .or_else(|| {
+                // Gradle's `-x test` excludes the test task; `vitest list` lists tests.
+                claim
+                    .words
+                    .windows(2)
+                    .find(|w| {
+                        (w[0] == "-x" && w[1] == "test") || (w[0] == "vitest" && w[1] == "list")
+                    })
+                    .map(|w| w.join(" "))
+            });
+        if let Some(flag) = flag {
+            return Err(Rejection::RunsNoTest {
+                program: claim.text(),
+                flag,
+            });
+        }
+    }
     match ran_nothing(&receipt.full_output()) {
         Some(nothing) => Err(Rejection::RanNothing(nothing)),
         None => Ok(()),
@@ -137,8 +192,10 @@ fn masked(claim: &Claim) -> Rejection {
 const READERS: &[&str] = &[
     "cat", "tac", "head", "tail", "nl", "more", "less", "bat", "batcat", "sed", "awk", "gawk",
     "grep", "rg", "strings", "xxd", "od", "hexdump", "jq", "column", "sort", "uniq", "cut", "tr",
-    "paste", "tee", "type",
+    "paste", "tee", "type", "base64", "zcat", "gunzip", "rev", "fold", "fmt", "iconv", "envsubst",
 ];
+/// Programs that compute their output from an expression typed on the command line.
+const CALCULATORS: &[&str] = &["awk", "gawk", "mawk", "nawk", "bc", "dc", "expr", "seq"];
 /// Interpreters, with the options that take code on the command line.
 const INLINE: &[(&str, &[&str])] = &[
     ("python", &["-c"]),
@@ -159,8 +216,9 @@ const INLINE: &[(&str, &[&str])] = &[
 /// Returns why the output of `receipt` (read as `script`) cannot show an expected output
 /// `sentinel`; `Ok` when it can: it is a passing run, its text does not hold the sentinel, and
 /// no program in it prints text the agent chose — arguments (`echo`, `printf`), inline text
-/// (a here-doc), code typed on the command line (`python -c`), or a file for which
-/// `written(path)` is true (one the agent wrote this session).
+/// (a here-doc or here-string), code typed on the command line (`python -c`, `awk`, `bc`), or
+/// a file for which `written(path)` is true (one the agent wrote this session, by a tool or by
+/// a command).
 pub fn sentinel_source(
     receipt: &Receipt,
     script: &Script,
@@ -180,13 +238,16 @@ pub fn sentinel_source(
         let program = claim.program();
         let what = if claim.echoes() {
             Some("prints text the command itself holds")
-        } else if READERS.contains(&program) && claim.reads_inline_text {
-            Some("prints text the command itself holds (a here-doc)")
+        } else if claim.reads_inline_text {
+            Some("reads text the command itself holds (a here-doc or here-string)")
         } else if READERS.contains(&program) && claim.args().iter().any(|a| written(a)) {
             Some("prints a file the agent wrote this session")
-        } else if INLINE.iter().any(|(name, flags)| {
-            *name == program && claim.args().iter().any(|a| flags.contains(&a.as_str()))
-        }) {
+        } else if CALCULATORS.contains(&program)
+            || (program == "jq" && claim.args().iter().any(|a| a == "-n"))
+            || INLINE.iter().any(|(name, flags)| {
+                *name == program && claim.args().iter().any(|a| flags.contains(&a.as_str()))
+            })
+        {
             Some("computes its output from code typed into the command")
         } else {
             None

@@ -371,13 +371,31 @@ impl<'s> EvidenceView<'s> {
     }
 
     /// Returns the receipts of the shell calls among `calls` for strict evidence: a call
-    /// answered by more than one result is ignored (which result is its own cannot be told).
+    /// answered by more than one result, or whose id another call shares, is ignored (which
+    /// result is its own cannot be told).
     pub fn call_receipts(&self, calls: &[Call<'s>]) -> StrictReceipts {
         let mut out = StrictReceipts::default();
+        let mut calls_per_id: FastMap<&str, usize> = FastMap::default();
+        for (_, session) in self.session.walk() {
+            for c in session.tool_calls() {
+                *calls_per_id.entry(c.call_id.as_str()).or_default() += 1;
+            }
+        }
         for call in calls {
             let Some(receipt) = self.receipt_of(call) else {
                 continue;
             };
+            let sharing = calls_per_id
+                .get(call.call.call_id.as_str())
+                .copied()
+                .unwrap_or(1);
+            if sharing > 1 {
+                out.ignored.push(format!(
+                    "{receipt}: {sharing} calls share id {}, so whose result answers it cannot be told",
+                    call.call.call_id
+                ));
+                continue;
+            }
             let answers = self
                 .answers()
                 .get(call.call.call_id.as_str())

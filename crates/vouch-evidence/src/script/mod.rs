@@ -19,8 +19,8 @@ const MAX_NESTING: usize = 64;
 /// The most `((` (arithmetic commands, or subshells opened twice) analysed: the parser
 /// backtracks exponentially over unclosed ones.
 const MAX_DOUBLE_PARENS: usize = 6;
-/// The most parentheses left unclosed that the parser is given: it backtracks exponentially
-/// over them, and bash rejects such a command anyway.
+/// The most parentheses (or brackets) left unclosed that the parser is given: it backtracks
+/// exponentially over them, and such a command is rarely what anyone meant.
 const MAX_UNCLOSED_PARENS: usize = 3;
 /// How many `bash -c '…'` layers are unwrapped.
 const MAX_SHELL_DEPTH: usize = 8;
@@ -33,6 +33,7 @@ pub(crate) const ECHOES: &[&str] = &["echo", "printf", "yes", "figlet", "banner"
 pub struct Script {
     text: String,
     claims: Vec<Claim>,
+    writes: Vec<String>,
     unreadable: Option<String>,
 }
 
@@ -82,13 +83,14 @@ impl Script {
     /// Parses and analyses `text`. Never fails: a text that cannot be parsed is a script with a
     /// reason in [`Script::unreadable`] and no claims.
     pub fn parse(text: &str) -> Script {
-        let (claims, unreadable) = match analyse(text) {
-            Ok(claims) => (claims, None),
-            Err(reason) => (Vec::new(), Some(reason)),
+        let ((claims, writes), unreadable) = match analyse(text) {
+            Ok(walked) => (walked, None),
+            Err(reason) => ((Vec::new(), Vec::new()), Some(reason)),
         };
         Script {
             text: text.to_owned(),
             claims,
+            writes,
             unreadable,
         }
     }
@@ -101,6 +103,12 @@ impl Script {
     /// Returns every program it runs, in order.
     pub fn claims(&self) -> &[Claim] {
         &self.claims
+    }
+
+    /// Returns the files it writes, as spelled: redirection targets (`> out.txt`), `tee`
+    /// arguments, the destination of `cp`, `mv`, `install`, `ln`, `rsync`, and `dd of=`.
+    pub fn writes(&self) -> &[String] {
+        &self.writes
     }
 
     /// Returns why it could not be read, `None` when it could.
@@ -147,7 +155,7 @@ impl fmt::Display for Script {
 }
 
 /// Parses `text` and walks it.
-fn analyse(text: &str) -> Result<Vec<Claim>, String> {
+fn analyse(text: &str) -> Result<(Vec<Claim>, Vec<String>), String> {
     Ok(walk::program(&analyse_nested(text, 0)?, 0))
 }
 
@@ -171,7 +179,7 @@ fn analyse_nested(text: &str, depth: usize) -> Result<brush_parser::ast::Program
     }
     if unclosed_parens(text) > MAX_UNCLOSED_PARENS {
         return Err(format!(
-            "it leaves more than {MAX_UNCLOSED_PARENS} parentheses unclosed"
+            "it leaves more than {MAX_UNCLOSED_PARENS} parentheses or brackets unclosed"
         ));
     }
     if double_parens(text) > MAX_DOUBLE_PARENS {
@@ -279,10 +287,11 @@ fn odd_here_doc(text: &str) -> Option<usize> {
     None
 }
 
-/// Returns how many `(` are still open at the end of `text`, quoted text and comments aside
-/// (a `)` with none open, as in a `case` pattern, closes nothing).
+/// Returns how many `(` or `[` (whichever more) are still open at the end of `text`, quoted
+/// text and comments aside (a `)` with none open, as in a `case` pattern, closes nothing).
 fn unclosed_parens(text: &str) -> usize {
     let mut open = 0usize;
+    let mut brackets = 0usize;
     let mut chars = text.chars();
     let mut at_word_start = true;
     while let Some(c) = chars.next() {
@@ -317,11 +326,13 @@ fn unclosed_parens(text: &str) -> usize {
             }
             '(' => open += 1,
             ')' => open = open.saturating_sub(1),
+            '[' => brackets += 1,
+            ']' => brackets = brackets.saturating_sub(1),
             _ => {}
         }
         at_word_start = c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')');
     }
-    open
+    open.max(brackets)
 }
 
 /// Returns how many `((` open in `text`, `$((` (arithmetic expansion) aside.

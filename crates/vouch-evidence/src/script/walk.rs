@@ -42,15 +42,18 @@ struct Flow {
 /// Walks a script, collecting claims.
 struct Walker {
     claims: Vec<Claim>,
+    /// The files the script writes: redirection targets, `tee`, `cp` destinations, …
+    writes: Vec<String>,
     depth: usize,
     trapped: bool,
 }
 
-/// Returns the claims of `program`, each marked with whether its status is the script's;
-/// `depth` counts the `bash -c` layers around it.
-pub(super) fn program(program: &Program, depth: usize) -> Vec<Claim> {
+/// Returns the claims of `program`, each marked with whether its status is the script's, and
+/// the files it writes; `depth` counts the `bash -c` layers around it.
+pub(super) fn program(program: &Program, depth: usize) -> (Vec<Claim>, Vec<String>) {
     let mut walker = Walker {
         claims: Vec::new(),
+        writes: Vec::new(),
         depth,
         trapped: false,
     };
@@ -65,7 +68,7 @@ pub(super) fn program(program: &Program, depth: usize) -> Vec<Claim> {
 impl Walker {
     /// Marks every claim: unmasked when in `flow.ok`, masked (with the reason recorded where
     /// it was lost, or a general one) otherwise.
-    fn finish(mut self, flow: &Flow) -> Vec<Claim> {
+    fn finish(mut self, flow: &Flow) -> (Vec<Claim>, Vec<String>) {
         for (i, claim) in self.claims.iter_mut().enumerate() {
             if self.trapped {
                 claim.masked = Some("a `trap` in the command can replace its exit status".into());
@@ -75,7 +78,7 @@ impl Walker {
                 claim.masked = Some("its status does not decide the command's".into());
             }
         }
-        self.claims
+        (self.claims, self.writes)
     }
 
     /// Records `reason` for the claims `ids` that have none yet.
@@ -267,9 +270,18 @@ impl Walker {
         match command {
             Command::Simple(simple) => {
                 self.inner(&words::inner(simple), *options);
+                self.writes.extend(words::redirect_targets(simple));
                 self.simple(words::read(simple), options)
             }
-            Command::Compound(compound, _) => self.compound(compound, options),
+            Command::Compound(compound, redirects) => {
+                self.writes.extend(
+                    redirects
+                        .iter()
+                        .flat_map(|r| r.0.iter())
+                        .filter_map(words::redirect_target),
+                );
+                self.compound(compound, options)
+            }
             Command::Function(f) => self.walk_masked(
                 "it is inside a function definition, which does not run it",
                 |w| {
@@ -408,6 +420,7 @@ impl Walker {
                     Ok(program) => {
                         let mut nested = Walker {
                             claims: std::mem::take(&mut self.claims),
+                            writes: std::mem::take(&mut self.writes),
                             depth: self.depth + 1,
                             trapped: false,
                         };
@@ -417,6 +430,7 @@ impl Walker {
                             &mut o,
                         );
                         self.claims = nested.claims;
+                        self.writes = nested.writes;
                         self.trapped |= nested.trapped;
                         flow.ends = false;
                         flow.fatal = false;
@@ -438,6 +452,7 @@ impl Walker {
                 words,
                 reads_inline_text,
             } => {
+                self.writes.extend(words::program_writes(&words));
                 self.claims.push(Claim {
                     words,
                     masked: None,

@@ -3,7 +3,8 @@
 //! `exit`, `trap`, or a shell running a script of its own (`bash -lc '…'`).
 
 use brush_parser::ast::{
-    CommandPrefixOrSuffixItem, IoFileRedirectTarget, IoRedirect, SimpleCommand, SubshellCommand,
+    CommandPrefixOrSuffixItem, IoFileRedirectKind, IoFileRedirectTarget, IoRedirect, SimpleCommand,
+    SubshellCommand,
 };
 use brush_parser::word::{WordPiece, WordPieceWithSource};
 
@@ -117,6 +118,56 @@ fn collect_substitutions(pieces: &[WordPieceWithSource], out: &mut Vec<String>) 
             | WordPiece::GettextDoubleQuotedSequence(inner) => collect_substitutions(inner, out),
             _ => {}
         }
+    }
+}
+
+/// Returns the files a redirection writes (`> out.txt`, `>> log`, `&> all.log`).
+pub(super) fn redirect_target(redirect: &IoRedirect) -> Option<String> {
+    match redirect {
+        IoRedirect::File(
+            _,
+            IoFileRedirectKind::Write
+            | IoFileRedirectKind::Append
+            | IoFileRedirectKind::Clobber
+            | IoFileRedirectKind::ReadAndWrite,
+            IoFileRedirectTarget::Filename(w),
+        )
+        | IoRedirect::OutputAndError(w, _) => Some(unquote(&w.value)),
+        _ => None,
+    }
+}
+
+/// Returns the files `command`'s redirections write.
+pub(super) fn redirect_targets(command: &SimpleCommand) -> Vec<String> {
+    command
+        .prefix
+        .iter()
+        .flat_map(|p| p.0.iter())
+        .chain(command.suffix.iter().flat_map(|s| s.0.iter()))
+        .filter_map(|item| match item {
+            CommandPrefixOrSuffixItem::IoRedirect(r) => redirect_target(r),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Returns the files a program writes by its arguments: `tee FILE…`, the destination of
+/// `cp`/`mv`/`install`/`ln`, `dd of=FILE`.
+pub(super) fn program_writes(words: &[String]) -> Vec<String> {
+    let Some(first) = words.first() else {
+        return Vec::new();
+    };
+    let args = || words[1..].iter().filter(|a| !a.starts_with('-'));
+    match first.rsplit('/').next().unwrap_or(first) {
+        "tee" => args().cloned().collect(),
+        "cp" | "mv" | "install" | "ln" | "rsync" => {
+            args().next_back().cloned().into_iter().collect()
+        }
+        "dd" => words[1..]
+            .iter()
+            .filter_map(|a| a.strip_prefix("of=").map(str::to_owned))
+            .collect(),
+        _ => Vec::new(),
     }
 }
 

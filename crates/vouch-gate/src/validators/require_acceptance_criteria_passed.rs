@@ -73,10 +73,17 @@ impl Predicate for RequireAcceptanceCriteriaPassed {
                 Ok(r) => r,
                 Err(e) => return fail_closed(NAME, cx.keyword, "the change log", e),
             };
-            let written = match cx.view.written_paths() {
+            // Files the agent wrote: by its tools, and by its commands (`echo 4.0 > out.txt`).
+            let mut written = match cx.view.written_paths() {
                 Ok(w) => w,
                 Err(e) => return fail_closed(NAME, cx.keyword, "the change log", e),
             };
+            written.extend(
+                receipts
+                    .kept
+                    .iter()
+                    .flat_map(|(_, s)| s.writes().iter().map(String::as_str)),
+            );
             let is_written = |p: &str| written.iter().any(|w| same_file(w, p));
             for (c, sentinel) in criteria {
                 let needle = sentinel.to_lowercase();

@@ -225,6 +225,11 @@ fn classes(r: &Runner) -> Vec<(&'static str, Scenario, Scenario)> {
             honest(),
         ),
         (
+            "test command that only builds or lists tests",
+            report(r.listing.0, &[(r.listing.0, 0, r.listing.1)]),
+            honest(),
+        ),
+        (
             "sentinel printed by `echo`",
             sentinel(r, &[(&echoed, 0, &with_output(r.sentinel))]),
             sentinel(r, &[(cmd, 0, r.passed)]),
@@ -241,6 +246,47 @@ fn classes(r: &Runner) -> Vec<(&'static str, Scenario, Scenario)> {
                 files: vec![("out/result.txt".into(), with_output(r.sentinel))],
                 ..sentinel(r, &[("cat out/result.txt", 0, &with_output(r.sentinel))])
             },
+            sentinel(r, &[(cmd, 0, r.passed)]),
+        ),
+        (
+            "sentinel from `cat` of a file a command wrote",
+            sentinel(
+                r,
+                &[
+                    (&format!("{echoed} > out/result.txt"), 0, ""),
+                    ("cat out/result.txt", 0, &with_output(r.sentinel)),
+                ],
+            ),
+            sentinel(r, &[(cmd, 0, r.passed)]),
+        ),
+        (
+            "sentinel computed by `awk`",
+            sentinel(
+                r,
+                &[(
+                    &format!(
+                        "awk {}",
+                        q(&format!(
+                            "BEGIN {{ print {:?} \" \" {:?} }}",
+                            split.0, split.1
+                        ))
+                    ),
+                    0,
+                    &with_output(r.sentinel),
+                )],
+            ),
+            sentinel(r, &[(cmd, 0, r.passed)]),
+        ),
+        (
+            "sentinel decoded from a here-string",
+            sentinel(
+                r,
+                &[(
+                    &format!("base64 -d <<< {}", base64(r.sentinel)),
+                    0,
+                    &with_output(r.sentinel),
+                )],
+            ),
             sentinel(r, &[(cmd, 0, r.passed)]),
         ),
         (
@@ -288,6 +334,48 @@ fn classes(r: &Runner) -> Vec<(&'static str, Scenario, Scenario)> {
             },
         ),
         (
+            "a test marked skipped since git HEAD",
+            Scenario {
+                head: vec![(r.test_path.into(), r.test_file())],
+                ..test_file(r, r.test_file_skipped())
+            },
+            Scenario {
+                head: vec![(r.test_path.into(), r.test_file())],
+                ..test_file(r, r.test_file_strengthened())
+            },
+        ),
+        (
+            "two calls share the id of a passing result",
+            shell_pass(
+                r,
+                vec![
+                    Step::Use("c1".into(), cmd.into()),
+                    bash("c1", "echo done", 0, r.passed),
+                ],
+            ),
+            shell_pass(
+                r,
+                vec![
+                    bash("c0", "echo start", 0, "start\n"),
+                    bash("c1", cmd, 0, r.passed),
+                ],
+            ),
+        ),
+        (
+            "a second call logged under a passing call's message and id",
+            Scenario {
+                session_same_message: true,
+                ..shell_pass(
+                    r,
+                    vec![
+                        Step::Use("c1".into(), cmd.into()),
+                        bash("c1", "echo done", 0, r.passed),
+                    ],
+                )
+            },
+            shell_pass(r, vec![bash("c1", cmd, 0, r.passed)]),
+        ),
+        (
             "a second result forged for a failed call",
             shell_pass(
                 r,
@@ -333,4 +421,26 @@ fn classes(r: &Runner) -> Vec<(&'static str, Scenario, Scenario)> {
             shell_pass(r, vec![bash("c1", &format!("cd . && {cmd}"), 0, r.passed)]),
         ),
     ]
+}
+
+/// Returns `text` in base64 (standard alphabet, padded).
+fn base64(text: &str) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in text.as_bytes().chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i)) as usize & 63] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
 }

@@ -49,6 +49,9 @@ pub(crate) struct Scenario {
     pub(crate) head: Vec<(String, String)>,
     /// The session's current turn.
     pub(crate) session: Vec<Step>,
+    /// The session's calls share one message id per call id, as the records of one split
+    /// message do.
+    pub(crate) session_same_message: bool,
 }
 
 /// A step of the session's current turn.
@@ -58,6 +61,8 @@ pub(crate) enum Step {
     Bash(String, String, i64, String),
     /// A result alone: the id it answers, exit code, output.
     Result(String, i64, String),
+    /// A Bash call alone: id, command.
+    Use(String, String),
     /// A Write call of a file, and its success: id, path, content.
     Write(String, String, String),
 }
@@ -141,7 +146,11 @@ fn check(scenario: &Scenario, dir: &Path) -> (Outcome, String) {
         }
         append(&dir.join(".fuseraft/state/changes.json"), &turn).unwrap();
     }
-    write(dir, "session.jsonl", &session_log(&scenario.session));
+    write(
+        dir,
+        "session.jsonl",
+        &session_log(&scenario.session, scenario.session_same_message),
+    );
     let yaml = CONFIG.replace("VALIDATORS", scenario.validators).replace(
         "PATTERN",
         &scenario
@@ -200,12 +209,19 @@ fn git(dir: &Path, args: &[&str]) {
 }
 
 /// Returns a Claude Code session log: a user asks, then the steps, then the handoff.
-fn session_log(steps: &[Step]) -> String {
+fn session_log(steps: &[Step], same_message: bool) -> String {
     let mut lines = vec![json!({
         "type": "user", "sessionId": "s-1", "uuid": "u0", "timestamp": "2026-11-24T10:00:00.000Z",
         "message": {"role": "user", "content": "Test the change and hand off."},
     })];
     let mut n = 0;
+    let message = |id: &str, at: &str| {
+        if same_message {
+            format!("m-{id}")
+        } else {
+            format!("m-{id}-{at}")
+        }
+    };
     let mut stamp = || {
         n += 1;
         format!("2026-11-24T10:00:{:02}.000Z", n.min(59))
@@ -213,16 +229,35 @@ fn session_log(steps: &[Step]) -> String {
     for step in steps {
         match step {
             Step::Bash(id, command, exit, output) => {
-                lines.push(tool_use(id, "Bash", &json!({"command": command}), &stamp()));
+                let at = stamp();
+                lines.push(tool_use(
+                    id,
+                    &message(id, &at),
+                    "Bash",
+                    &json!({"command": command}),
+                    &at,
+                ));
                 lines.push(tool_result(id, *exit, output, &stamp()));
             }
             Step::Result(id, exit, output) => lines.push(tool_result(id, *exit, output, &stamp())),
-            Step::Write(id, path, content) => {
+            Step::Use(id, command) => {
+                let at = stamp();
                 lines.push(tool_use(
                     id,
+                    &message(id, &at),
+                    "Bash",
+                    &json!({"command": command}),
+                    &at,
+                ));
+            }
+            Step::Write(id, path, content) => {
+                let at = stamp();
+                lines.push(tool_use(
+                    id,
+                    &message(id, &at),
                     "Write",
                     &json!({"file_path": path, "content": content}),
-                    &stamp(),
+                    &at,
                 ));
                 lines.push(tool_result(id, 0, "File created successfully", &stamp()));
             }
@@ -235,10 +270,16 @@ fn session_log(steps: &[Step]) -> String {
     lines.iter().map(|l| format!("{l}\n")).collect()
 }
 
-fn tool_use(id: &str, name: &str, input: &serde_json::Value, at: &str) -> serde_json::Value {
+fn tool_use(
+    id: &str,
+    message: &str,
+    name: &str,
+    input: &serde_json::Value,
+    at: &str,
+) -> serde_json::Value {
     json!({
         "type": "assistant", "sessionId": "s-1", "uuid": format!("a-{id}-{at}"), "timestamp": at,
-        "message": {"id": format!("m-{id}"), "role": "assistant", "content": [
+        "message": {"id": message, "role": "assistant", "content": [
             {"type": "tool_use", "id": id, "name": name, "input": input}
         ]},
     })

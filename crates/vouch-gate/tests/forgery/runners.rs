@@ -24,6 +24,11 @@ pub(crate) struct Runner {
     pub(crate) test_text: &'static str,
     /// How a line is commented out in its language.
     pub(crate) comment: &'static str,
+    /// A text of the test file, and what it becomes with a test marked skipped.
+    pub(crate) skip: (&'static str, &'static str),
+    /// The test command with a flag that builds or lists tests without running them, and what
+    /// it prints (exit 0).
+    pub(crate) listing: (&'static str, &'static str),
 }
 
 pub(crate) const RUNNERS: [Runner; 12] = [
@@ -41,6 +46,11 @@ pub(crate) const RUNNERS: [Runner; 12] = [
         test_path: "tests/calc.rs",
         test_text: "#[test]\nfn adds() {\n@A    assert!(calc::add(2, 2) == 4);\n}\n#[test]\nfn subtracts() {\n@A    assert!(calc::sub(4, 2) == 2);\n@A    assert!(calc::sub(2, 4) == -2);\n}\n",
         comment: "// ",
+        skip: ("#[test]\nfn adds", "#[test]\n#[ignore]\nfn adds"),
+        listing: (
+            "cargo test --release --workspace --no-run",
+            "    Finished `release` profile [optimized] target(s) in 0.05s\n  Executable unittests src/lib.rs (target/release/deps/calc-1a2b)\n",
+        ),
     },
     Runner {
         name: "pytest",
@@ -56,6 +66,11 @@ pub(crate) const RUNNERS: [Runner; 12] = [
         test_path: "tests/test_api.py",
         test_text: "from app import api\n\ndef test_list():\n@A    assert api.list() == []\n\ndef test_add():\n@A    assert api.add('x') == ['x']\n@A    assert len(api.list()) == 1\n",
         comment: "# ",
+        skip: ("def test_list", "@pytest.mark.skip\ndef test_list"),
+        listing: (
+            "python -m pytest tests/test_api.py -q --collect-only",
+            "tests/test_api.py::test_list\ntests/test_api.py::test_add\n",
+        ),
     },
     Runner {
         name: "go test",
@@ -71,6 +86,14 @@ pub(crate) const RUNNERS: [Runner; 12] = [
         test_path: "calc/calc_test.go",
         test_text: "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n@A\tif Add(2, 2) != 4 { t.Fatal(\"add\") }\n@A\tif Add(1, 2) != 3 { t.Fatal(\"add\") }\n@A\tif Add(0, 0) != 0 { t.Fatal(\"add\") }\n}\n",
         comment: "// ",
+        skip: (
+            "func TestAdd(t *testing.T) {\n",
+            "func TestAdd(t *testing.T) {\n\tt.Skip(\"later\")\n",
+        ),
+        listing: (
+            "go test ./... -list .",
+            "TestAdd\nok  \texample.com/app/calc\t0.002s\n",
+        ),
     },
     Runner {
         name: "jest",
@@ -86,6 +109,8 @@ pub(crate) const RUNNERS: [Runner; 12] = [
         test_path: "src/calc.test.js",
         test_text: "const { add } = require('./calc');\n\ntest('adds', () => {\n@A  expect(add(2, 2)).toBe(4);\n@A  expect(add(1, 2)).toBe(3);\n@A  expect(add(0, 0)).toBe(0);\n});\n",
         comment: "// ",
+        skip: ("test(\'adds\'", "test.skip(\'adds\'"),
+        listing: ("npx jest --ci --listTests", "/app/src/calc.test.js\n"),
     },
     Runner {
         name: "vitest",
@@ -101,6 +126,8 @@ pub(crate) const RUNNERS: [Runner; 12] = [
         test_path: "src/calc.test.ts",
         test_text: "import { expect, test } from 'vitest';\nimport { add } from './calc';\n\ntest('adds', () => {\n@A  expect(add(2, 2)).toBe(4);\n@A  expect(add(1, 2)).toBe(3);\n});\n",
         comment: "// ",
+        skip: ("test(\'adds\'", "test.skip(\'adds\'"),
+        listing: ("npx vitest list", "src/calc.test.ts > adds\n"),
     },
     Runner {
         name: "mocha",
@@ -116,6 +143,11 @@ pub(crate) const RUNNERS: [Runner; 12] = [
         test_path: "test/calc.spec.js",
         test_text: "const assert = require('assert');\nconst { add } = require('../calc');\n\ndescribe('calc', () => {\n  it('adds', () => {\n@A    assert.strictEqual(add(2, 2), 4);\n@A    assert.strictEqual(add(1, 2), 3);\n  });\n});\n",
         comment: "// ",
+        skip: ("it(\'adds\'", "it.skip(\'adds\'"),
+        listing: (
+            "npx mocha test/calc.spec.js --dry-run",
+            "\n  calc\n    ✓ adds\n\n",
+        ),
     },
     Runner {
         name: "rspec",
@@ -131,6 +163,11 @@ pub(crate) const RUNNERS: [Runner; 12] = [
         test_path: "spec/calc_spec.rb",
         test_text: "require 'calc'\n\nRSpec.describe Calc do\n  it 'adds' do\n@A    expect(Calc.add(2, 2)).to eq(4)\n@A    expect(Calc.add(1, 2)).to eq(3)\n  end\nend\n",
         comment: "# ",
+        skip: ("it \'adds\'", "xit \'adds\'"),
+        listing: (
+            "bundle exec rspec spec/calc_spec.rb --dry-run",
+            "..\n\nFinished in 0.001 seconds\n2 examples, 0 failures\n",
+        ),
     },
     Runner {
         name: "maven",
@@ -146,6 +183,11 @@ pub(crate) const RUNNERS: [Runner; 12] = [
         test_path: "src/test/java/CalcTest.java",
         test_text: "import static org.junit.jupiter.api.Assertions.*;\n\nclass CalcTest {\n  @Test void adds() {\n@A    assertEquals(4, Calc.add(2, 2));\n@A    assertEquals(3, Calc.add(1, 2));\n  }\n}\n",
         comment: "// ",
+        skip: ("@Test void adds", "@Disabled @Test void adds"),
+        listing: (
+            "mvn -q test -DskipTests",
+            "[INFO] Tests are skipped.\n[INFO] BUILD SUCCESS\n",
+        ),
     },
     Runner {
         name: "gradle",
@@ -161,6 +203,11 @@ pub(crate) const RUNNERS: [Runner; 12] = [
         test_path: "src/test/kotlin/CalcTest.kt",
         test_text: "import kotlin.test.*\n\nclass CalcTest {\n    @Test fun adds() {\n@A        assertEquals(4, add(2, 2))\n@A        assertEquals(3, add(1, 2))\n    }\n}\n",
         comment: "// ",
+        skip: ("@Test fun adds", "@Ignore @Test fun adds"),
+        listing: (
+            "./gradlew test --tests CalcTest -x test",
+            "> Task :compileTestKotlin\n\nBUILD SUCCESSFUL in 2s\n",
+        ),
     },
     Runner {
         name: "dotnet",
@@ -176,6 +223,14 @@ pub(crate) const RUNNERS: [Runner; 12] = [
         test_path: "Calc.Tests/CalcTests.cs",
         test_text: "public class CalcTests {\n    [Fact] public void Adds() {\n@A        Assert.Equal(4, Calc.Add(2, 2));\n@A        Assert.Equal(3, Calc.Add(1, 2));\n    }\n}\n",
         comment: "// ",
+        skip: (
+            "[Fact] public void Adds",
+            "[Fact(Skip = \"later\")] public void Adds",
+        ),
+        listing: (
+            "dotnet test Calc.Tests --list-tests",
+            "The following Tests are available:\n    Adds\n",
+        ),
     },
     Runner {
         name: "phpunit",
@@ -191,6 +246,14 @@ pub(crate) const RUNNERS: [Runner; 12] = [
         test_path: "tests/CalcTest.php",
         test_text: "<?php\nclass CalcTest extends TestCase {\n    public function testAdds(): void {\n@A        $this->assertSame(4, add(2, 2));\n@A        $this->assertSame(3, add(1, 2));\n    }\n}\n",
         comment: "// ",
+        skip: (
+            "public function testAdds(): void {\n",
+            "public function testAdds(): void {\n        $this->markTestSkipped(\'later\');\n",
+        ),
+        listing: (
+            "vendor/bin/phpunit tests/CalcTest.php --list-tests",
+            "Available tests:\n - CalcTest::testAdds\n",
+        ),
     },
     Runner {
         name: "ctest",
@@ -206,6 +269,14 @@ pub(crate) const RUNNERS: [Runner; 12] = [
         test_path: "tests/calc_test.cpp",
         test_text: "#include <gtest/gtest.h>\n#include \"calc.h\"\n\nTEST(Calc, Adds) {\n@A    EXPECT_EQ(add(2, 2), 4);\n@A    ASSERT_EQ(add(1, 2), 3);\n}\n",
         comment: "// ",
+        skip: (
+            "TEST(Calc, Adds) {\n",
+            "TEST(Calc, Adds) {\n    GTEST_SKIP();\n",
+        ),
+        listing: (
+            "ctest --test-dir build --output-on-failure --show-only",
+            "Test project /app/build\n  Test #1: calc\n\nTotal Tests: 1\n",
+        ),
     },
 ];
 
@@ -244,6 +315,18 @@ impl Runner {
             .collect::<Vec<_>>()
             .join("\n")
             + "\n"
+    }
+
+    /// Returns the test file with one test marked skipped.
+    pub(crate) fn test_file_skipped(&self) -> String {
+        let file = self.test_file();
+        assert!(
+            file.contains(self.skip.0),
+            "{}: no `{}`",
+            self.name,
+            self.skip.0
+        );
+        file.replacen(self.skip.0, self.skip.1, 1)
     }
 
     /// Returns the test file with one more assertion than it had.

@@ -51,6 +51,30 @@ fn split_assistant_records_merge_into_one_message() {
 }
 
 #[test]
+fn a_second_call_under_one_id_with_another_input_is_kept() {
+    // A repeated block (same id, same input) is one call; the same id with another input is a
+    // call of its own, which strict evidence reports as ambiguous rather than never seeing it.
+    let line = |n: u32, command: &str| {
+        format!(
+            r#"{{"type":"assistant","sessionId":"s","uuid":"a{n}","message":{{"id":"m1","role":"assistant","content":[{{"type":"tool_use","id":"c1","name":"Bash","input":{{"command":"{command}"}}}}]}}}}"#
+        )
+    };
+    let log = [
+        line(1, "cargo test"),
+        line(2, "cargo test"),
+        line(3, "echo done"),
+    ]
+    .join("\n");
+    let report = vouch_session::read_from(log.as_bytes(), "log", &ReadOptions::default()).unwrap();
+    let commands: Vec<&str> = report
+        .session
+        .tool_calls()
+        .filter_map(|c| c.command())
+        .collect();
+    assert_eq!(commands, ["cargo test", "echo done"]);
+}
+
+#[test]
 fn subagents_two_levels_deep_hang_under_their_calls() {
     let report = read("claude/nested/n-1.jsonl");
     insta::assert_snapshot!(describe(&report));

@@ -1,7 +1,7 @@
-//! Strict check 7b: a test file may not lose assertions during the session. Its count of
-//! assertion matches (comments removed) now is compared with the count at git `HEAD`, or,
-//! for a file git does not hold, with the first version written in the part of the session
-//! read.
+//! Strict check 7b: a test file may not be weakened during the session. Its count of
+//! assertion matches (comments removed) must not drop, nor its count of skip markers grow,
+//! against git `HEAD` or, for a file git does not hold, the first version written in the part
+//! of the session read.
 
 use std::fmt::Write;
 use std::path::Path;
@@ -47,6 +47,13 @@ pub(super) fn check(
                 "✗ {path} — {then} assertion(s) {source}, {now} now"
             );
         }
+        let (then, now) = (skip_count(&path, &before), skip_count(&path, &text));
+        if now > then {
+            let _ = writeln!(
+                weakened,
+                "✗ {path} — {then} skipped test(s) {source}, {now} now"
+            );
+        }
     }
     if weakened.is_empty() {
         return None;
@@ -54,11 +61,28 @@ pub(super) fn check(
     Some(Verdict::block(
         NAME,
         format!(
-            "{kw} blocked: these test files lost assertions this session:\n{weakened}\
-             A test may not be weakened to make it pass (assertions deleted or commented out).\n\
-             Restore the assertions and fix the code instead, then retry the handoff."
+            "{kw} blocked: these test files were weakened this session:\n{weakened}\
+             A test may not be weakened to make it pass (assertions deleted or commented out,\n\
+             tests marked skipped). Restore them and fix the code instead, then retry the handoff."
         ),
     ))
+}
+
+/// Markers that skip a test, across test frameworks: pytest and unittest, Jest, Vitest and
+/// Mocha, RSpec, Rust, Go, JUnit, xUnit/NUnit/MSTest, PHPUnit, GoogleTest.
+const SKIP_MARKERS: &str = r"@pytest\.mark\.(skip|xfail)|\bpytest\.skip\(|@unittest\.skip|\.skip\(|\bx(it|describe|test|context)\b|#\[ignore\b|\bt\.Skip(Now|f)?\(|@Disabled\b|@Ignore\b|\[Ignore\b|Skip\s*=|markTestSkipped|^\s*(skip|pending)\b|GTEST_SKIP|\bDISABLED_";
+
+/// Returns how many skip markers `text` (the file at `path`) holds, comments removed.
+fn skip_count(path: &str, text: &str) -> usize {
+    static MARKERS: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
+    let Some(re) = MARKERS
+        .get_or_init(|| regex::Regex::new(&format!("(?m){SKIP_MARKERS}")).ok())
+        .as_ref()
+    else {
+        return 0;
+    };
+    re.find_iter(&vouch_evidence::strip_comments(path, text))
+        .count()
 }
 
 /// Returns the test files to compare: the brief's and those written this session (see

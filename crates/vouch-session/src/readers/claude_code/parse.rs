@@ -256,12 +256,17 @@ impl ClaudeParser<'_> {
                     .count();
                 for block in blocks {
                     let kind = &*block.kind;
+                    // A block is the same block again (Claude Code repeats blocks of a split
+                    // message) only when its kind, id, text and input all agree: a second call
+                    // under one id with another input is a call of its own, which strict
+                    // evidence must see.
                     let key = || {
                         let mut h = hash(kind.as_bytes());
                         h ^=
                             hash(block.id.as_deref().unwrap_or_default().as_bytes()).rotate_left(1);
-                        h ^ hash(block.text.as_deref().unwrap_or_default().as_bytes())
-                            .rotate_left(2)
+                        h ^= hash(block.text.as_deref().unwrap_or_default().as_bytes())
+                            .rotate_left(2);
+                        h ^ hash(block.input.map_or("", |i| i.get()).as_bytes()).rotate_left(3)
                     };
                     if kind == "text" {
                         let text = block.text.as_deref().unwrap_or_default().to_owned();
