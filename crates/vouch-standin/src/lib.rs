@@ -78,6 +78,9 @@ pub struct Reply {
     pub body: Vec<u8>,
     /// How long to wait before answering.
     pub delay: Duration,
+    /// How many requests must have been in flight at once before it answers (0: none), so
+    /// that a test of a concurrency limit sees the limit reached however loaded the machine.
+    pub rendezvous: usize,
 }
 
 impl Reply {
@@ -88,6 +91,7 @@ impl Reply {
             headers: vec![("content-type".into(), "application/json".into())],
             body: body.to_string().into_bytes(),
             delay: Duration::ZERO,
+            rendezvous: 0,
         }
     }
 
@@ -98,6 +102,7 @@ impl Reply {
             headers: vec![("content-type".into(), "text/plain".into())],
             body: body.as_bytes().to_vec(),
             delay: Duration::ZERO,
+            rendezvous: 0,
         }
     }
 
@@ -105,6 +110,16 @@ impl Reply {
     #[must_use]
     pub fn after(mut self, delay: Duration) -> Reply {
         self.delay = delay;
+        self
+    }
+
+    /// This reply, given only once `n` requests have been in flight at the same time (or
+    /// after [`RENDEZVOUS_LIMIT`], when they never are), then after its delay. A client that
+    /// keeps `n` requests going sees its limit reached deterministically; one allowing fewer
+    /// shows it by the wait, one allowing more by the count.
+    #[must_use]
+    pub fn once_in_flight(mut self, n: usize) -> Reply {
+        self.rendezvous = n;
         self
     }
 
@@ -228,6 +243,9 @@ impl Drop for Server {
     }
 }
 
+/// The longest a reply waits for its rendezvous ([`Reply::once_in_flight`]).
+pub const RENDEZVOUS_LIMIT: Duration = Duration::from_secs(10);
+
 /// Reads one request from `stream`, answers it, and closes the connection.
 async fn serve(mut stream: TcpStream, handler: Arc<Handler>, counts: Arc<Counts>) {
     let Some(request) = read_request(&mut stream).await else {
@@ -240,6 +258,12 @@ async fn serve(mut stream: TcpStream, handler: Arc<Handler>, counts: Arc<Counts>
         seen.push(request.clone());
     }
     let reply = handler(&request, n);
+    let waiting = std::time::Instant::now();
+    while counts.most_in_flight.load(Ordering::SeqCst) < reply.rendezvous
+        && waiting.elapsed() < RENDEZVOUS_LIMIT
+    {
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
     if !reply.delay.is_zero() {
         tokio::time::sleep(reply.delay).await;
     }

@@ -403,6 +403,7 @@ fn graders_of_one_server_share_its_smallest_limit() {
         let prompt = req.prompt();
         Reply::json(200, &openai::chat(&grade(&prompt).to_string()))
             .after(std::time::Duration::from_millis(150))
+            .once_in_flight(2)
     });
     let dir = tempfile::tempdir().unwrap();
     let config = format!(

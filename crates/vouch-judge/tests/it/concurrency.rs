@@ -14,7 +14,9 @@ use crate::support::{openai_judge, signed};
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn forty_slow_gradings_finish_together_within_the_limit() {
     let server = Server::start(|r, _| {
-        Reply::json(200, &openai::chat(&signed(r, "8", "ok"))).after(Duration::from_millis(500))
+        Reply::json(200, &openai::chat(&signed(r, "8", "ok")))
+            .after(Duration::from_millis(500))
+            .once_in_flight(vouch_llm::DEFAULT_CONCURRENCY)
     });
     let judge = Arc::new(openai_judge(&server));
     let specs: Vec<ReviewSpec> = (0..40)

@@ -262,7 +262,9 @@ async fn anthropic_overloaded_is_retried_and_text_replies_are_read() {
 #[tokio::test]
 async fn a_provider_limit_bounds_simultaneous_requests() {
     let server = Server::start(|_, _| {
-        Reply::json(200, &openai::chat("{}")).after(Duration::from_millis(100))
+        Reply::json(200, &openai::chat("{}"))
+            .after(Duration::from_millis(100))
+            .once_in_flight(3)
     });
     let limits = Limits::default();
     let client = Arc::new(OpenAiCompatible::new(
