@@ -5,10 +5,9 @@
 use std::fmt;
 
 use jiff::Timestamp;
-use vouch_session::{Outcome, ToolKind};
+use vouch_session::{Event, Outcome, ToolCall, ToolKind};
 
 use crate::changelog::{ChangeEntry, CommandReceipt, CommandRun, sha256_hex, tail};
-use crate::view::Call;
 
 /// A recorded shell command: the change log's record of it (its command, outcome, output and
 /// receipt keys), and where it was recorded.
@@ -52,19 +51,22 @@ impl Receipt {
     }
 
     /// Returns the receipt of a shell call of a session log, `None` for a call that is not a
-    /// shell command. The call's event gives the start, `ended` (when its result was logged)
-    /// the end; the output's size, hash and tail are computed from the result.
-    pub fn of_call(call: &Call<'_>, ended: Option<Timestamp>) -> Option<Receipt> {
-        if call.call.kind != ToolKind::Shell {
+    /// shell command: `event` holds the call (its timestamp is the start), `outcome` and
+    /// `output` are its result's, `ended` when that result was logged; the output's size,
+    /// hash and tail are computed from it.
+    pub fn of_call(
+        call: &ToolCall,
+        event: &Event,
+        outcome: Option<Outcome>,
+        output: String,
+        ended: Option<Timestamp>,
+    ) -> Option<Receipt> {
+        if call.kind != ToolKind::Shell {
             return None;
         }
-        let command = call.call.command()?.to_owned();
-        let output = call
-            .output()
-            .map(std::borrow::Cow::into_owned)
-            .unwrap_or_default();
-        let started = call.event.timestamp;
-        let (succeeded, exit_code) = match call.result.map(|r| r.outcome) {
+        let command = call.command()?.to_owned();
+        let started = event.timestamp;
+        let (succeeded, exit_code) = match outcome {
             Some(Outcome::Ok) => (true, Some(0)),
             Some(Outcome::Failed { exit_code }) => (false, exit_code.map(i64::from)),
             _ => (false, None),
@@ -74,7 +76,7 @@ impl Receipt {
             _ => None,
         };
         let receipt = CommandReceipt {
-            call_id: Some(call.call.call_id.clone()),
+            call_id: Some(call.call_id.clone()),
             started_at: started.map(|t| t.to_string()),
             ended_at: ended.map(|t| t.to_string()),
             duration_ms,
@@ -82,9 +84,7 @@ impl Receipt {
             output_tail: Some(tail(&output).to_owned()),
         };
         Some(Receipt {
-            origin: Origin::Session {
-                line: call.event.line,
-            },
+            origin: Origin::Session { line: event.line },
             run: CommandRun {
                 command,
                 succeeded,

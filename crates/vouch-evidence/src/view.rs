@@ -367,7 +367,17 @@ impl<'s> EvidenceView<'s> {
             .answers()
             .get(call.call.call_id.as_str())
             .and_then(|a| a.first_at);
-        Receipt::of_call(call, ended)
+        let output = call
+            .output()
+            .map(std::borrow::Cow::into_owned)
+            .unwrap_or_default();
+        Receipt::of_call(
+            call.call,
+            call.event,
+            call.result.map(|r| r.outcome),
+            output,
+            ended,
+        )
     }
 
     /// Returns the receipts of the shell calls among `calls` for strict evidence: a call
