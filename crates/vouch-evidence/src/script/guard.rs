@@ -79,6 +79,26 @@ impl<'t> Lexer<'t> {
     }
 
     fn run(mut self) -> Result<(), String> {
+        self.lex(false)?;
+        if let Some((delimiter, _)) = self.pending.first() {
+            return Err(format!(
+                "its here-doc `<<{}` has no body",
+                String::from_utf8_lossy(delimiter)
+            ));
+        }
+        if self.parens.max(self.brackets) > MAX_UNCLOSED {
+            return Err(format!(
+                "it leaves more than {MAX_UNCLOSED} parentheses or brackets unclosed"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Reads commands up to the end, or, `inside` a command substitution, up to the `)` that
+    /// closes it.
+    fn lex(&mut self, inside: bool) -> Result<(), String> {
+        let start = self.at;
+        let mut depth = 0usize;
         let mut word_start = true;
         while let Some(&b) = self.bytes.get(self.at) {
             self.at += 1;
@@ -98,23 +118,27 @@ impl<'t> Lexer<'t> {
                 }
                 b'<' if self.bytes.get(self.at) == Some(&b'<') => self.here_doc()?,
                 b'\n' => self.bodies()?,
-                b'(' => self.parens += 1,
-                b')' => self.parens = self.parens.saturating_sub(1),
+                b'(' => {
+                    depth += 1;
+                    self.parens += 1;
+                }
+                b')' => {
+                    if inside && depth == 0 {
+                        return Ok(());
+                    }
+                    depth = depth.saturating_sub(1);
+                    self.parens = self.parens.saturating_sub(1);
+                }
                 b'[' => self.brackets += 1,
                 b']' => self.brackets = self.brackets.saturating_sub(1),
                 _ => {}
             }
             word_start = b.is_ascii_whitespace() || matches!(b, b';' | b'&' | b'|' | b'(' | b')');
         }
-        if let Some((delimiter, _)) = self.pending.first() {
+        if inside {
             return Err(format!(
-                "its here-doc `<<{}` has no body",
-                String::from_utf8_lossy(delimiter)
-            ));
-        }
-        if self.parens.max(self.brackets) > MAX_UNCLOSED {
-            return Err(format!(
-                "it leaves more than {MAX_UNCLOSED} parentheses or brackets unclosed"
+                "its command substitution opened at byte {} never closes",
+                start.saturating_sub(2)
             ));
         }
         Ok(())
@@ -129,6 +153,15 @@ impl<'t> Lexer<'t> {
                 self.at += 1;
             } else if c == quote {
                 return Ok(());
+            } else if quote == b'"'
+                && c == b'$'
+                && self.bytes.get(self.at) == Some(&b'(')
+                && self.bytes.get(self.at + 1) != Some(&b'(')
+            {
+                // A command substitution inside double quotes is read as commands: its
+                // here-docs and quotes are bash's to end, not the string's.
+                self.at += 1;
+                self.lex(true)?;
             }
         }
         Err(format!(
@@ -310,6 +343,8 @@ mod tests {
             ("((((((((((((((x", "((` more than"),
             ("a[#$1a[#$1a[#$1a[#$1", "unclosed"),
             ("t<<\r ", "carriage return"),
+            ("\"$(cat <<\t$( x)\"", "no plain delimiter"),
+            ("echo \"$(cat <<EOF\nx\n)\"", "never ends"),
             ("x 77777777777<> y", "descriptor"),
         ] {
             let err = admit(text, 0).expect_err(text);
