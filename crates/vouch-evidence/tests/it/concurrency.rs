@@ -5,7 +5,7 @@ use std::process::Command;
 use vouch_evidence::{ChangeLog, NewCommand, NewTurn, append};
 
 const PROCESSES: i64 = 8;
-const TURNS: i64 = 500;
+const TURNS: i64 = 150;
 const WORKER: &str = "VOUCH_TEST_APPEND_WORKER";
 
 /// Run as a child process by `eight_processes_append_concurrently`: appends `TURNS` turns of
