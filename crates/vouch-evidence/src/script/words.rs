@@ -100,8 +100,12 @@ pub(super) fn inner(command: &SimpleCommand) -> Inner<'_> {
         .into_iter()
         .filter(|w| w.contains("$(") || w.contains('`'))
     {
-        if let Ok(pieces) = brush_parser::word::parse(word, &brush_parser::ParserOptions::default())
-        {
+        // Another crate's parser: a panic in it leaves the word's substitutions unread (they
+        // never count as evidence anyway) rather than crashing the gate.
+        let parsed = std::panic::catch_unwind(|| {
+            brush_parser::word::parse(word, &brush_parser::ParserOptions::default())
+        });
+        if let Ok(Ok(pieces)) = parsed {
             collect_substitutions(&pieces, &mut inner.substitutions);
         }
     }
