@@ -158,6 +158,28 @@ fn unreadable_scripts_say_why() {
 }
 
 #[test]
+fn a_command_the_parser_takes_too_long_over_is_unreadable() {
+    // Found by the fuzzer: the parser backtracks for many seconds over this one.
+    let slow = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/slow-command.bin"
+    ))
+    .unwrap_or_default();
+    let text = String::from_utf8_lossy(&slow);
+    let started = std::time::Instant::now();
+    let script = Script::parse(&text);
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    assert!(
+        script
+            .unreadable()
+            .unwrap_or_default()
+            .contains("longer than"),
+        "{:?}",
+        script.unreadable()
+    );
+}
+
+#[test]
 fn inputs_the_parser_cannot_hold_are_unreadable() {
     // Found by the fuzzer: a descriptor number past u32 made the parser panic.
     let script = Script::parse("pytest -q tests/ | eb 77777777777<> x");
