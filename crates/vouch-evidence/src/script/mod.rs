@@ -10,6 +10,7 @@
 mod guard;
 mod walk;
 mod words;
+mod worker;
 
 use std::fmt;
 
@@ -147,85 +148,36 @@ impl fmt::Display for Script {
 
 /// Parses `text` and walks it.
 fn analyse(text: &str) -> Result<(Vec<Claim>, Vec<String>), String> {
-    Ok(walk::program(&analyse_nested(text, 0)?, 0))
+    walk::program(&analyse_nested(text, 0)?, 0)
 }
 
 /// Parses `text`, a script `depth` layers of `bash -c` deep, within the limits vouch reads.
 fn analyse_nested(text: &str, depth: usize) -> Result<brush_parser::ast::Program, String> {
     let text = guard::admit(text, depth)?;
-    // The parser is another crate's, and fuzzing found inputs it backtracks on for minutes or
-    // panics on: it runs on a worker thread, with a deadline and its panics caught, so that
-    // such a command is unreadable (fail closed) rather than a hung or crashed gate.
-    parse_within(text, PARSE_DEADLINE)
-}
-
-/// What the parser worker answers: the parse, or a panic inside it.
-type Parsed = std::thread::Result<Result<brush_parser::ast::Program, brush_parser::ParseError>>;
-/// A command for the parser worker, with where to answer.
-type Job = (String, std::sync::mpsc::Sender<Parsed>);
-
-thread_local! {
-    /// This thread's parser worker: started on first use, replaced when it overruns a
-    /// deadline (the overrunning one is left to finish and end on its own).
-    static WORKER: std::cell::RefCell<Option<std::sync::mpsc::Sender<Job>>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-/// Parses `text` on this thread's parser worker, waiting at most `deadline`.
-fn parse_within(
-    text: String,
-    deadline: std::time::Duration,
-) -> Result<brush_parser::ast::Program, String> {
-    let (answer, answered) = std::sync::mpsc::channel();
-    WORKER.with(|cell| {
-        let mut worker = cell.borrow_mut();
-        let mut job = (text, answer);
-        if let Some(w) = worker.as_ref() {
-            match w.send(job) {
-                Ok(()) => return Ok(()),
-                Err(std::sync::mpsc::SendError(back)) => job = back,
-            }
-        }
-        let sender = start_worker()?;
-        sender
-            .send(job)
-            .map_err(|_| "vouch's parser worker stopped".to_owned())?;
-        *worker = Some(sender);
-        Ok::<(), String>(())
-    })?;
-    match answered.recv_timeout(deadline) {
-        Ok(Ok(parsed)) => parsed.map_err(|e| format!("bash cannot parse it ({e})")),
-        Ok(Err(_)) => Err("bash's grammar as vouch reads it fails on it".to_owned()),
-        Err(_) => {
-            WORKER.with(|cell| cell.borrow_mut().take());
-            Err(format!(
-                "reading it took longer than {} s, far longer than any real command",
-                deadline.as_secs()
-            ))
-        }
+    let parsed = worker::run(
+        move || {
+            let options = brush_parser::ParserOptions::default();
+            brush_parser::Parser::new(std::io::BufReader::new(text.as_bytes()), &options)
+                .parse_program()
+        },
+        PARSE_DEADLINE,
+    );
+    match parsed {
+        Ok(program) => program.map_err(|e| format!("bash cannot parse it ({e})")),
+        Err(failed) => Err(worker_failed(failed)),
     }
 }
 
-/// Starts a parser worker, which parses each job it receives until its sender is dropped.
-fn start_worker() -> Result<std::sync::mpsc::Sender<Job>, String> {
-    let (sender, jobs) = std::sync::mpsc::channel::<Job>();
-    std::thread::Builder::new()
-        .name("vouch-shell-parse".into())
-        .spawn(move || {
-            for (text, answer) in jobs {
-                let parsed = std::panic::catch_unwind(|| {
-                    let options = brush_parser::ParserOptions::default();
-                    let mut parser = brush_parser::Parser::new(
-                        std::io::BufReader::new(text.as_bytes()),
-                        &options,
-                    );
-                    parser.parse_program()
-                });
-                let _ = answer.send(parsed);
-            }
-        })
-        .map_err(|e| format!("vouch could not start reading it ({e})"))?;
-    Ok(sender)
+/// Returns why a command is unreadable when the parser's worker gave no answer.
+fn worker_failed(failed: worker::Failed) -> String {
+    match failed {
+        worker::Failed::Panicked => "bash's grammar as vouch reads it fails on it".to_owned(),
+        worker::Failed::TooSlow => format!(
+            "reading it took longer than {} s, far longer than any real command",
+            PARSE_DEADLINE.as_secs()
+        ),
+        worker::Failed::NoThread => "vouch could not start a thread to read it".to_owned(),
+    }
 }
 
 #[cfg(test)]

@@ -46,23 +46,32 @@ struct Walker {
     writes: Vec<String>,
     depth: usize,
     trapped: bool,
+    /// Why the script cannot be read after all (a word the parser could not read in time).
+    unreadable: Option<String>,
 }
 
 /// Returns the claims of `program`, each marked with whether its status is the script's, and
 /// the files it writes; `depth` counts the `bash -c` layers around it.
-pub(super) fn program(program: &Program, depth: usize) -> (Vec<Claim>, Vec<String>) {
+pub(super) fn program(
+    program: &Program,
+    depth: usize,
+) -> Result<(Vec<Claim>, Vec<String>), String> {
     let mut walker = Walker {
         claims: Vec::new(),
         writes: Vec::new(),
         depth,
         trapped: false,
+        unreadable: None,
     };
     let mut options = Options::default();
     let flow = walker.sequence(
         program.complete_commands.iter().flat_map(|l| l.0.iter()),
         &mut options,
     );
-    walker.finish(&flow)
+    if let Some(why) = walker.unreadable.take() {
+        return Err(why);
+    }
+    Ok(walker.finish(&flow))
 }
 
 impl Walker {
@@ -356,6 +365,10 @@ impl Walker {
 
     /// Walks the scripts a command runs inside its words, whose statuses are lost.
     fn inner(&mut self, inner: &words::Inner<'_>, options: Options) {
+        if let Some(why) = &inner.unreadable {
+            self.unreadable.get_or_insert_with(|| why.clone());
+            return;
+        }
         let from = self.claims.len();
         for sub in &inner.processes {
             self.walk_masked(
@@ -423,6 +436,7 @@ impl Walker {
                             writes: std::mem::take(&mut self.writes),
                             depth: self.depth + 1,
                             trapped: false,
+                            unreadable: None,
                         };
                         let mut o = inner;
                         let mut flow = nested.sequence(
@@ -432,6 +446,9 @@ impl Walker {
                         self.claims = nested.claims;
                         self.writes = nested.writes;
                         self.trapped |= nested.trapped;
+                        if self.unreadable.is_none() {
+                            self.unreadable = nested.unreadable;
+                        }
                         flow.ends = false;
                         flow.fatal = false;
                         flow.echoes_previous = false;

@@ -66,6 +66,8 @@ pub(super) struct Inner<'a> {
     pub(super) substitutions: Vec<String>,
     /// Process substitutions.
     pub(super) processes: Vec<&'a SubshellCommand>,
+    /// Why a word could not be read, when one could not.
+    pub(super) unreadable: Option<String>,
 }
 
 /// Returns the scripts `command` runs inside its words.
@@ -100,13 +102,20 @@ pub(super) fn inner(command: &SimpleCommand) -> Inner<'_> {
         .into_iter()
         .filter(|w| w.contains("$(") || w.contains('`'))
     {
-        // Another crate's parser: a panic in it leaves the word's substitutions unread (they
-        // never count as evidence anyway) rather than crashing the gate.
-        let parsed = std::panic::catch_unwind(|| {
-            brush_parser::word::parse(word, &brush_parser::ParserOptions::default())
-        });
-        if let Ok(Ok(pieces)) = parsed {
-            collect_substitutions(&pieces, &mut inner.substitutions);
+        // Another crate's word parser, which fuzzing showed can backtrack for seconds: on the
+        // worker, with the parser's deadline; a word it cannot read makes the command unreadable.
+        let owned = word.to_owned();
+        let parsed = super::worker::run(
+            move || brush_parser::word::parse(&owned, &brush_parser::ParserOptions::default()),
+            super::PARSE_DEADLINE,
+        );
+        match parsed {
+            Ok(Ok(pieces)) => collect_substitutions(&pieces, &mut inner.substitutions),
+            Ok(Err(_)) => {}
+            Err(failed) => {
+                inner.unreadable = Some(super::worker_failed(failed));
+                break;
+            }
         }
     }
     inner
