@@ -277,10 +277,12 @@ async fn serve(mut stream: TcpStream, handler: Arc<Handler>, counts: Arc<Counts>
         let _ = write!(head, "{k}: {v}\r\n");
     }
     head.push_str("\r\n");
+    // The request stops being in flight as its answer starts: once the client has read it, it
+    // may send the next, which must not find this one still counted.
+    counts.in_flight.fetch_sub(1, Ordering::SeqCst);
     let _ = stream.write_all(head.as_bytes()).await;
     let _ = stream.write_all(&reply.body).await;
     let _ = stream.shutdown().await;
-    counts.in_flight.fetch_sub(1, Ordering::SeqCst);
 }
 
 async fn read_request(stream: &mut TcpStream) -> Option<Request> {
