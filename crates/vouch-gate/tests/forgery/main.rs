@@ -214,7 +214,7 @@ fn session_log(steps: &[Step], same_message: bool) -> String {
         "type": "user", "sessionId": "s-1", "uuid": "u0", "timestamp": "2026-11-24T10:00:00.000Z",
         "message": {"role": "user", "content": "Test the change and hand off."},
     })];
-    let mut n = 0;
+    let n = std::cell::Cell::new(0);
     let message = |id: &str, at: &str| {
         if same_message {
             format!("m-{id}")
@@ -222,33 +222,30 @@ fn session_log(steps: &[Step], same_message: bool) -> String {
             format!("m-{id}-{at}")
         }
     };
-    let mut stamp = || {
-        n += 1;
-        format!("2026-11-24T10:00:{:02}.000Z", n.min(59))
+    let stamp = || {
+        n.set(n.get() + 1);
+        format!("2026-11-24T10:00:{:02}.000Z", n.get().min(59))
+    };
+    let bash = |id: &str, command: &str, lines: &mut Vec<serde_json::Value>| {
+        let at = stamp();
+        lines.push(tool_use(
+            id,
+            &message(id, &at),
+            "Bash",
+            &json!({"command": command}),
+            &at,
+        ));
+        stamp()
     };
     for step in steps {
         match step {
             Step::Bash(id, command, exit, output) => {
-                let at = stamp();
-                lines.push(tool_use(
-                    id,
-                    &message(id, &at),
-                    "Bash",
-                    &json!({"command": command}),
-                    &at,
-                ));
-                lines.push(tool_result(id, *exit, output, &stamp()));
+                let at = bash(id, command, &mut lines);
+                lines.push(tool_result(id, *exit, output, &at));
             }
             Step::Result(id, exit, output) => lines.push(tool_result(id, *exit, output, &stamp())),
             Step::Use(id, command) => {
-                let at = stamp();
-                lines.push(tool_use(
-                    id,
-                    &message(id, &at),
-                    "Bash",
-                    &json!({"command": command}),
-                    &at,
-                ));
+                bash(id, command, &mut lines);
             }
             Step::Write(id, path, content) => {
                 let at = stamp();

@@ -109,7 +109,7 @@ pub(crate) const RUNNERS: [Runner; 12] = [
         test_path: "src/calc.test.js",
         test_text: "const { add } = require('./calc');\n\ntest('adds', () => {\n@A  expect(add(2, 2)).toBe(4);\n@A  expect(add(1, 2)).toBe(3);\n@A  expect(add(0, 0)).toBe(0);\n});\n",
         comment: "// ",
-        skip: ("test(\'adds\'", "test.skip(\'adds\'"),
+        skip: ("test('adds'", "test.skip('adds'"),
         listing: ("npx jest --ci --listTests", "/app/src/calc.test.js\n"),
     },
     Runner {
@@ -126,7 +126,7 @@ pub(crate) const RUNNERS: [Runner; 12] = [
         test_path: "src/calc.test.ts",
         test_text: "import { expect, test } from 'vitest';\nimport { add } from './calc';\n\ntest('adds', () => {\n@A  expect(add(2, 2)).toBe(4);\n@A  expect(add(1, 2)).toBe(3);\n});\n",
         comment: "// ",
-        skip: ("test(\'adds\'", "test.skip(\'adds\'"),
+        skip: ("test('adds'", "test.skip('adds'"),
         listing: ("npx vitest list", "src/calc.test.ts > adds\n"),
     },
     Runner {
@@ -143,7 +143,7 @@ pub(crate) const RUNNERS: [Runner; 12] = [
         test_path: "test/calc.spec.js",
         test_text: "const assert = require('assert');\nconst { add } = require('../calc');\n\ndescribe('calc', () => {\n  it('adds', () => {\n@A    assert.strictEqual(add(2, 2), 4);\n@A    assert.strictEqual(add(1, 2), 3);\n  });\n});\n",
         comment: "// ",
-        skip: ("it(\'adds\'", "it.skip(\'adds\'"),
+        skip: ("it('adds'", "it.skip('adds'"),
         listing: (
             "npx mocha test/calc.spec.js --dry-run",
             "\n  calc\n    ✓ adds\n\n",
@@ -163,7 +163,7 @@ pub(crate) const RUNNERS: [Runner; 12] = [
         test_path: "spec/calc_spec.rb",
         test_text: "require 'calc'\n\nRSpec.describe Calc do\n  it 'adds' do\n@A    expect(Calc.add(2, 2)).to eq(4)\n@A    expect(Calc.add(1, 2)).to eq(3)\n  end\nend\n",
         comment: "# ",
-        skip: ("it \'adds\'", "xit \'adds\'"),
+        skip: ("it 'adds'", "xit 'adds'"),
         listing: (
             "bundle exec rspec spec/calc_spec.rb --dry-run",
             "..\n\nFinished in 0.001 seconds\n2 examples, 0 failures\n",
@@ -248,7 +248,7 @@ pub(crate) const RUNNERS: [Runner; 12] = [
         comment: "// ",
         skip: (
             "public function testAdds(): void {\n",
-            "public function testAdds(): void {\n        $this->markTestSkipped(\'later\');\n",
+            "public function testAdds(): void {\n        $this->markTestSkipped('later');\n",
         ),
         listing: (
             "vendor/bin/phpunit tests/CalcTest.php --list-tests",
