@@ -119,6 +119,8 @@ pub struct EvidenceView<'s> {
     /// For each call id with a result: how many results answer it and when the first was
     /// logged, built on first use.
     answers: OnceLock<FastMap<&'s str, Answers>>,
+    /// How many calls carry each call id, subagents' included, built on first use.
+    call_counts: OnceLock<FastMap<&'s str, usize>>,
     change_log: OnceLock<Result<Option<ChangeLog>, Error>>,
     brief: OnceLock<Result<Option<Brief>, Error>>,
     test_report: OnceLock<Result<Option<TestReport>, Error>>,
@@ -179,6 +181,7 @@ impl<'s> EvidenceView<'s> {
             calls: OnceLock::new(),
             index: OnceLock::new(),
             answers: OnceLock::new(),
+            call_counts: OnceLock::new(),
             change_log: OnceLock::new(),
             brief: OnceLock::new(),
             test_report: OnceLock::new(),
@@ -361,6 +364,19 @@ impl<'s> EvidenceView<'s> {
         })
     }
 
+    /// Returns how many calls carry each call id, subagents' included.
+    fn call_counts(&self) -> &FastMap<&'s str, usize> {
+        self.call_counts.get_or_init(|| {
+            let mut counts: FastMap<&'s str, usize> = FastMap::default();
+            for (_, session) in self.session.walk() {
+                for c in session.tool_calls() {
+                    *counts.entry(c.call_id.as_str()).or_default() += 1;
+                }
+            }
+            counts
+        })
+    }
+
     /// Returns the receipt of a shell call, `None` for other calls.
     pub fn receipt_of(&self, call: &Call<'s>) -> Option<Receipt> {
         let ended = self
@@ -385,17 +401,12 @@ impl<'s> EvidenceView<'s> {
     /// result is its own cannot be told).
     pub fn call_receipts(&self, calls: &[Call<'s>]) -> StrictReceipts {
         let mut out = StrictReceipts::default();
-        let mut calls_per_id: FastMap<&str, usize> = FastMap::default();
-        for (_, session) in self.session.walk() {
-            for c in session.tool_calls() {
-                *calls_per_id.entry(c.call_id.as_str()).or_default() += 1;
-            }
-        }
         for call in calls {
             let Some(receipt) = self.receipt_of(call) else {
                 continue;
             };
-            let sharing = calls_per_id
+            let sharing = self
+                .call_counts()
                 .get(call.call.call_id.as_str())
                 .copied()
                 .unwrap_or(1);
@@ -426,15 +437,11 @@ impl<'s> EvidenceView<'s> {
 
     /// Returns the results that answer no call of the session, as `result …: why`.
     fn orphan_results(&self) -> Vec<String> {
-        let mut ids: Vec<&str> = Vec::new();
-        for (_, session) in self.session.walk() {
-            ids.extend(session.tool_calls().map(|c| c.call_id.as_str()));
-        }
-        let known: std::collections::HashSet<&str> = ids.into_iter().collect();
+        let known = self.call_counts();
         let mut orphans: Vec<String> = self
             .answers()
             .keys()
-            .filter(|id| !known.contains(*id))
+            .filter(|id| !known.contains_key(*id))
             .map(|id| format!("a result for call {id}: the session holds no call with that id"))
             .collect();
         orphans.sort();

@@ -85,12 +85,18 @@ impl Predicate for RequireAcceptanceCriteriaPassed {
                     .flat_map(|(_, s)| s.writes().iter().map(String::as_str)),
             );
             let is_written = |p: &str| written.iter().any(|w| same_file(w, p));
+            // Each output lowercased once, not once per criterion.
+            let outputs: Vec<String> = receipts
+                .kept
+                .iter()
+                .map(|(r, _)| r.full_output().to_lowercase())
+                .collect();
             for (c, sentinel) in criteria {
                 let needle = sentinel.to_lowercase();
                 let mut rejected = String::new();
                 let mut met = false;
-                for (receipt, script) in &receipts.kept {
-                    if !receipt.full_output().to_lowercase().contains(&needle) {
+                for ((receipt, script), output) in receipts.kept.iter().zip(&outputs) {
+                    if !output.contains(&needle) {
                         continue;
                     }
                     match sentinel_source(receipt, script, sentinel, &is_written) {
