@@ -1,9 +1,7 @@
-//! `vouch serve`: the task protocol's engine behind a JSON-RPC 2.0 service (issue 13, in
-//! progress).
+//! `vouch serve`: the task protocol's engine behind a JSON-RPC 2.0 service.
 //!
-//! This first part is the transport-independent JSON-RPC 2.0 layer: [`rpc::handle`] turns a
-//! request body (one call, or a batch) into the response body, dispatching each call to a
-//! [`rpc::Methods`] implementation, with the protocol's error codes ([`rpc::code`]).
+//! - [`rpc`]: JSON-RPC 2.0, independent of the transport.
+//! - [`store`]: where tasks live (SQLite by default, PostgreSQL for several workers).
 //!
 //! ```
 //! use serde_json::{Value, json};
@@ -25,4 +23,11 @@
 
 #![deny(missing_docs)]
 
+pub mod client;
+mod clock;
+pub mod engine;
+pub mod http;
 pub mod rpc;
+pub mod serve;
+pub mod service;
+pub mod store;

@@ -80,7 +80,7 @@ pub struct Issue {
 
 impl Issue {
     /// Returns an error with `code` on `field` of the task at `task`.
-    pub(crate) fn error(
+    pub fn error(
         code: i32,
         task: Option<usize>,
         field: impl Into<String>,
@@ -114,14 +114,14 @@ impl Issue {
 
     /// Sets what was expected.
     #[must_use]
-    pub(crate) fn expected(mut self, expected: impl Into<Value>) -> Issue {
+    pub fn expected(mut self, expected: impl Into<Value>) -> Issue {
         self.expected = expected.into();
         self
     }
 
     /// Sets what was found.
     #[must_use]
-    pub(crate) fn actual(mut self, actual: impl Into<Value>) -> Issue {
+    pub fn actual(mut self, actual: impl Into<Value>) -> Issue {
         self.actual = actual.into();
         self
     }

@@ -11,6 +11,7 @@ mod judge;
 mod log_input;
 mod project;
 mod run;
+mod serve;
 mod session;
 mod tasks;
 mod test;
@@ -51,6 +52,8 @@ pub(crate) enum Command {
     Cache(cache::CacheCommand),
     /// Run a multi-agent pipeline: model agents with real tools, gates on every handoff
     Run(run::RunArgs),
+    /// Serve the task protocol: JSON-RPC 2.0 over HTTP and the engine that runs task trees
+    Serve(serve::ServeArgs),
 }
 
 /// Runs a command and returns its exit code.
@@ -66,5 +69,6 @@ pub(crate) fn run(command: &Command, ui: &mut Ui) -> Result<u8, CommandError> {
         Command::Judge(c) => judge::run(c, ui),
         Command::Cache(c) => cache::run(c, ui),
         Command::Run(c) => run::run(c, ui),
+        Command::Serve(c) => serve::run(c, ui),
     }
 }

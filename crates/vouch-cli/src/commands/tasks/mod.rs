@@ -2,6 +2,7 @@
 
 mod input;
 mod ready;
+mod remote;
 mod schema;
 mod transition;
 mod validate;
@@ -18,6 +19,10 @@ pub(crate) enum TasksCommand {
     Transition(transition::TransitionArgs),
     Ready(ready::ReadyArgs),
     Schema(schema::SchemaArgs),
+    Create(remote::CreateArgs),
+    Get(remote::GetArgs),
+    List(remote::ListArgs),
+    Tree(remote::TreeArgs),
 }
 
 /// Runs a `vouch tasks` command.
@@ -27,5 +32,9 @@ pub(crate) fn run(command: &TasksCommand, ui: &mut Ui) -> Result<u8, CommandErro
         TasksCommand::Transition(args) => transition::run(args, ui),
         TasksCommand::Ready(args) => ready::run(args, ui),
         TasksCommand::Schema(args) => schema::run(args, ui),
+        TasksCommand::Create(args) => remote::create(args, ui),
+        TasksCommand::Get(args) => remote::get(args, ui),
+        TasksCommand::List(args) => remote::list(args, ui),
+        TasksCommand::Tree(args) => remote::tree(args, ui),
     }
 }

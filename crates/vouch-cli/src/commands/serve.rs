@@ -1,0 +1,125 @@
+//! `vouch serve`: the task protocol's service.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Args;
+use vouch_server::serve::{self, Options};
+
+use crate::error::CommandError;
+use crate::exit_codes;
+use crate::ui::Ui;
+
+/// Serve the task protocol: JSON-RPC 2.0 over HTTP, and the engine that runs task trees
+///
+/// Clients create task trees (`tasks.create`), start them (`tasks.execute`) and follow them
+/// (`GET /events/{root_id}`, Server-Sent Events). Ready tasks run by priority (0 first), up to
+/// `--concurrency` at once, each under a lease. Tasks are stored in SQLite (`.vouch/tasks.db`)
+/// unless `--db postgres://…` names a PostgreSQL database, which several `--worker` processes
+/// can share. Every method, code and executor: docs/server.md.
+///
+/// Listens on 127.0.0.1 unless told otherwise; another address needs `--token-env`, since
+/// tasks run shell commands. One line per request is logged on standard error. Ctrl-C stops
+/// it; tasks running then are run again after their lease.
+#[derive(Debug, Args)]
+pub(crate) struct ServeArgs {
+    /// Where to listen
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8765")]
+    listen: SocketAddr,
+
+    /// The task store: an SQLite file, or postgres://user@host/db
+    #[arg(long, value_name = "URL", default_value = ".vouch/tasks.db")]
+    db: String,
+
+    /// Run tasks only: no HTTP listener (workers sharing a PostgreSQL store)
+    #[arg(long)]
+    worker: bool,
+
+    /// Tasks this process runs at once (0: serve requests only)
+    #[arg(long, value_name = "N")]
+    concurrency: Option<usize>,
+
+    /// Require `Authorization: Bearer <token>`, the token read from this environment variable
+    #[arg(long, value_name = "NAME")]
+    token_env: Option<String>,
+
+    /// The largest request body, in bytes
+    #[arg(long, value_name = "BYTES", default_value_t = 64 << 20)]
+    max_body: usize,
+
+    /// How long a worker holds a task without renewing its claim, in seconds
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    lease: f64,
+
+    /// Leave out the line per request
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// Runs `vouch serve`.
+pub(crate) fn run(args: &ServeArgs, ui: &mut Ui) -> Result<u8, CommandError> {
+    let token = match &args.token_env {
+        None => None,
+        Some(name) => match std::env::var(name) {
+            Ok(t) if !t.is_empty() => Some(t),
+            _ => {
+                return Err(CommandError::input(format!(
+                    "--token-env {name}: the variable is not set or empty"
+                )));
+            }
+        },
+    };
+    let lease = Duration::try_from_secs_f64(args.lease)
+        .ok()
+        .filter(|d| *d >= Duration::from_millis(300))
+        .ok_or_else(|| CommandError::input("--lease must be at least 0.3 seconds"))?;
+    let mut options = Options::new(args.db.clone());
+    options.listen = (!args.worker).then_some(args.listen);
+    if let Some(n) = args.concurrency {
+        options.concurrency = n;
+    }
+    if args.worker && options.concurrency == 0 {
+        return Err(CommandError::input(
+            "--worker with --concurrency 0 would do nothing",
+        ));
+    }
+    options.token = token;
+    options.max_body = args.max_body;
+    options.lease = lease;
+    options.quiet = args.quiet;
+    let stop = Arc::new(tokio::sync::Notify::new());
+    let on_signal = Arc::clone(&stop);
+    // A second handler cannot be installed in one process; then only the default applies.
+    let _ = ctrlc::set_handler(move || on_signal.notify_one());
+    let shutdown = async move { stop.notified().await };
+    let db = PathBuf::from(&args.db);
+    let store = if args.db.starts_with("postgres") {
+        "postgres".to_owned()
+    } else {
+        format!("sqlite {}", db.display())
+    };
+    let concurrency = options.concurrency;
+    let err = &mut ui.err;
+    serve::run(
+        &options,
+        |addr| {
+            let _ = match addr {
+                Some(addr) => writeln!(
+                    err,
+                    "vouch serve: listening on http://{addr} ({store}, {concurrency} at once)"
+                ),
+                None => writeln!(err, "vouch serve: worker on {store}, {concurrency} at once"),
+            };
+        },
+        shutdown,
+    )
+    .map_err(|e| match e {
+        serve::ServeError::Usage(m) => CommandError::input(m),
+        other => CommandError::input(other.to_string()),
+    })?;
+    Ok(exit_codes::PASS)
+}
+
+use std::io::Write;

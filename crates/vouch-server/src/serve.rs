@@ -1,0 +1,130 @@
+//! Running the service: the store opened, the engine's workers started, the HTTP listener
+//! bound; or, for `--worker`, only the workers. Ends on Ctrl-C or SIGTERM, leaving running
+//! tasks to their lease (they are run again after it, S1).
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::engine::{Config, Engine, Registry, Signals};
+use crate::service::Service;
+use crate::store::Store;
+
+/// How `vouch serve` runs.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Options {
+    /// Where to listen; `None` runs workers only.
+    pub listen: Option<SocketAddr>,
+    /// The store: an SQLite path or a `postgres://` URL.
+    pub db: String,
+    /// Tasks run at once by this process (0: none, HTTP only).
+    pub concurrency: usize,
+    /// The bearer token every request must carry.
+    pub token: Option<String>,
+    /// The largest request body, in bytes.
+    pub max_body: usize,
+    /// How long a claim holds a task without renewal.
+    pub lease: Duration,
+    /// Leaves out the log line per request.
+    pub quiet: bool,
+}
+
+impl Options {
+    /// Returns the defaults: `127.0.0.1:8765`, `.vouch/tasks.db`, workers per core, no token,
+    /// 64 MiB bodies, a 10 s lease.
+    pub fn new(db: impl Into<String>) -> Options {
+        Options {
+            listen: Some(SocketAddr::from(([127, 0, 0, 1], 8765))),
+            db: db.into(),
+            concurrency: Config::default().concurrency,
+            token: None,
+            max_body: 64 << 20,
+            lease: Duration::from_secs(10),
+            quiet: false,
+        }
+    }
+}
+
+/// Why the service could not run.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// The store cannot be opened.
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
+    /// Listening, or starting threads, failed.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// The options do not make sense together.
+    #[error("{0}")]
+    Usage(String),
+}
+
+/// Runs the service until `shutdown` resolves; `ready` is told the address it listens on
+/// (`None` for workers only) once it accepts requests.
+pub fn run(
+    options: &Options,
+    ready: impl FnOnce(Option<SocketAddr>),
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
+    if let Some(addr) = options.listen
+        && !addr.ip().is_loopback()
+        && options.token.is_none()
+    {
+        return Err(ServeError::Usage(format!(
+            "listening on {addr}, beyond this machine, needs a token: give --token-env NAME (tasks run shell commands)"
+        )));
+    }
+    let store = Arc::new(Store::open(&options.db)?);
+    let registry = Arc::new(Registry::default());
+    let signals = Arc::new(Signals::default());
+    let engine = if options.concurrency > 0 {
+        let config = Config {
+            concurrency: options.concurrency,
+            lease: options.lease,
+            ..Config::default()
+        };
+        Some(Engine::start(
+            Arc::clone(&store),
+            &registry,
+            Arc::clone(&signals),
+            &config,
+        )?)
+    } else {
+        None
+    };
+    let service = Arc::new(Service::new(store, registry, signals, options.concurrency));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let served = runtime.block_on(async {
+        match options.listen {
+            Some(addr) => {
+                let listener = tokio::net::TcpListener::bind(addr).await?;
+                let bound = listener.local_addr()?;
+                let app = crate::http::router(
+                    service,
+                    options.token.clone(),
+                    options.max_body,
+                    options.quiet,
+                );
+                ready(Some(bound));
+                axum::serve(listener, app)
+                    .with_graceful_shutdown(shutdown)
+                    .await
+            }
+            None => {
+                ready(None);
+                shutdown.await;
+                Ok(())
+            }
+        }
+    });
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    if let Some(engine) = engine {
+        engine.shutdown();
+    }
+    Ok(served?)
+}

@@ -1,0 +1,410 @@
+//! The methods that add tasks: `tasks.create`, `tasks.copy`, `tasks.execute`.
+//!
+//! A created document is completed before it is validated: a task without `id` gets a new
+//! UUID, ids are lowercased (D33), a tree node's child without `parent_id` gets its node's,
+//! `status` defaults to `pending` and `created_at` to now. Then every rule of vouch-tasks runs,
+//! with the service's own checks beside them (each task's executor exists, its inputs suit
+//! the executor, its id is new); all problems come back in one error.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{Map, Value, json};
+use vouch_tasks::{Issue, OriginType, Status, Task};
+
+use super::{Params, Service, internal, not_found, refused};
+use crate::clock::now;
+use crate::rpc::{Failure, code};
+
+/// Tasks ready to store: the tree's root, its tasks, and the warnings validation had.
+#[derive(Debug)]
+pub(super) struct Checked {
+    root: String,
+    tasks: Vec<Task>,
+    warnings: Vec<Issue>,
+}
+
+impl Service {
+    pub(super) fn create(&self, params: Option<&Value>, p: &Params<'_>) -> Result<Value, Failure> {
+        let checked = self.check_new(&document(params, p)?)?;
+        self.store
+            .insert(&checked.tasks, &checked.root)
+            .map_err(|e| internal(&e))?;
+        Ok(created(&checked))
+    }
+
+    pub(super) fn execute(&self, params: Option<&Value>, p: &Params<'_>) -> Result<Value, Failure> {
+        let (root, mut answer) = if p.get("task_id").is_some() || p.get("id").is_some() {
+            let id = p.task_id()?;
+            let root = self
+                .store
+                .root_of(&id)
+                .map_err(|e| internal(&e))?
+                .ok_or_else(|| not_found(&id))?;
+            (root.clone(), json!({"root_id": root}))
+        } else {
+            let checked = self.check_new(&document(params, p)?)?;
+            self.store
+                .insert(&checked.tasks, &checked.root)
+                .map_err(|e| internal(&e))?;
+            (checked.root.clone(), created(&checked))
+        };
+        let tree = self.store.tree(&root).map_err(|e| internal(&e))?;
+        let running: Vec<&str> = tree
+            .iter()
+            .filter(|t| t.status == Status::InProgress)
+            .map(|t| t.id.as_str())
+            .collect();
+        if !running.is_empty() {
+            return Err(refused(
+                code::ALREADY_EXECUTING,
+                "the tree is executing; wait for it to end or cancel it",
+                json!({"root_id": root, "running": running}),
+            ));
+        }
+        let started = self.store.start(&root).map_err(|e| internal(&e))?;
+        self.signals.wake();
+        if let (Value::Object(a), Ok(Value::Object(s))) =
+            (&mut answer, serde_json::to_value(&started))
+        {
+            a.extend(s);
+        }
+        Ok(answer)
+    }
+
+    pub(super) fn copy(&self, p: &Params<'_>) -> Result<Value, Failure> {
+        let id = p.task_id()?;
+        let with_children = p.flag("copy_children", false)?;
+        let root = self
+            .store
+            .root_of(&id)
+            .map_err(|e| internal(&e))?
+            .ok_or_else(|| not_found(&id))?;
+        let tree = self.store.tree(&root).map_err(|e| internal(&e))?;
+        let (tasks, dropped) = copy_of(&tree, &id, with_children);
+        let text = serde_json::to_string(&tasks).map_err(|e| Failure::internal(e.to_string()))?;
+        let checked = self.check_text(&text)?;
+        self.store
+            .insert(&checked.tasks, &checked.root)
+            .map_err(|e| internal(&e))?;
+        let mapping: Map<String, Value> = tasks
+            .iter()
+            .filter_map(|t| Some((t.original_task_id.clone()?, Value::String(t.id.clone()))))
+            .collect();
+        let mut answer = created(&checked);
+        if let Value::Object(a) = &mut answer {
+            a.insert("mapping".into(), Value::Object(mapping));
+            a.insert("dropped_dependencies".into(), json!(dropped));
+        }
+        Ok(answer)
+    }
+
+    /// Validates a completed document (text) with every rule and the service's checks.
+    fn check_new(&self, doc: &Value) -> Result<Checked, Failure> {
+        let text = serde_json::to_string(&doc).map_err(|e| Failure::internal(e.to_string()))?;
+        self.check_text(&text)
+    }
+
+    fn check_text(&self, text: &str) -> Result<Checked, Failure> {
+        let (doc, mut report) = vouch_tasks::validate_text(text).map_err(|e| {
+            Failure::new(
+                code::INVALID_PARAMS,
+                Some(json!({"reason": format!("the tasks do not read as a task document: {e}")})),
+            )
+        })?;
+        let raw: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+        let maps = task_maps(&raw);
+        let ids: Vec<String> = (0..doc.len())
+            .filter_map(|i| doc.label(i).id.map(|s| s.to_ascii_lowercase()))
+            .collect();
+        let taken: HashSet<String> = self
+            .store
+            .existing(&ids)
+            .map_err(|e| internal(&e))?
+            .into_iter()
+            .collect();
+        for i in 0..doc.len() {
+            let label = doc.label(i);
+            let Some(map) = label.id.as_deref().and_then(|id| maps.get(id)) else {
+                continue;
+            };
+            let mut add = |code: i32, field: &str, reason: String| {
+                let mut issue = Issue::error(code, Some(i), field, reason);
+                issue.path = format!("{}.{field}", label.path);
+                report.errors.push(issue);
+            };
+            if label.id.as_deref().is_some_and(|id| taken.contains(id)) {
+                add(
+                    code::INVALID_SCHEMA,
+                    "id",
+                    "a task with this id exists already".into(),
+                );
+            }
+            if map.get("status").and_then(Value::as_str) == Some("in_progress") {
+                add(
+                    code::INVALID_SCHEMA,
+                    "status",
+                    "tasks are not created in_progress: the engine, or tasks.update, starts them"
+                        .into(),
+                );
+            }
+            let method = map
+                .get("schemas")
+                .and_then(|s| s.get("method"))
+                .and_then(Value::as_str);
+            if let Some(method) = method {
+                match self.registry.get(method) {
+                    None => add(
+                        code::EXECUTOR_NOT_FOUND,
+                        "schemas.method",
+                        format!(
+                            "no executor `{method}`; this service runs {}",
+                            self.registry.methods().join(", ")
+                        ),
+                    ),
+                    Some(executor) => {
+                        let empty = Map::new();
+                        let inputs = map
+                            .get("inputs")
+                            .and_then(Value::as_object)
+                            .unwrap_or(&empty);
+                        for (field, reason) in executor.check(inputs) {
+                            add(code::INVALID_SCHEMA, &field, reason);
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(failure) = failure_of(&report.errors, &report.warnings) {
+            return Err(failure);
+        }
+        let tasks = doc.typed_tasks().map_err(|(i, e)| {
+            Failure::invalid_params(format!("task {} does not read: {e}", doc.path(i)))
+        })?;
+        let root = tasks
+            .iter()
+            .find(|t| t.parent_id.is_none())
+            .map(|t| t.id.clone())
+            .ok_or_else(|| Failure::internal("a validated tree has no root"))?;
+        Ok(Checked {
+            root,
+            tasks,
+            warnings: report.warnings,
+        })
+    }
+}
+
+/// The JSON-RPC error of `errors`: their common code, or `-32602` when they differ; every
+/// error and warning in `data`. `None` without errors.
+pub(super) fn failure_of(errors: &[Issue], warnings: &[Issue]) -> Option<Failure> {
+    let first = errors.first()?;
+    let code = if errors.iter().all(|e| e.code == first.code) {
+        first.code
+    } else {
+        code::INVALID_PARAMS
+    };
+    let mut data = json!({"errors": errors});
+    if !warnings.is_empty() {
+        data["warnings"] = json!(warnings);
+    }
+    if let Some(cycle) = errors.iter().find_map(|e| e.cycle.clone()) {
+        data["cycle"] = json!(cycle);
+    }
+    Some(Failure::new(code, Some(data)))
+}
+
+/// The answer of a creation.
+fn created(checked: &Checked) -> Value {
+    let mut answer = json!({
+        "root_id": checked.root,
+        "count": checked.tasks.len(),
+        "ids": checked.tasks.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(),
+    });
+    if !checked.warnings.is_empty() {
+        answer["warnings"] = json!(checked.warnings);
+    }
+    answer
+}
+
+/// Returns the tasks document of `params`, completed (ids, parents, status, creation time).
+fn document(params: Option<&Value>, p: &Params<'_>) -> Result<Value, Failure> {
+    let now = now().text;
+    let mut doc = match (params, p.map()) {
+        (Some(Value::Array(items)), _) if !items.is_empty() && p.map().is_none() => {
+            Value::Array(items.clone())
+        }
+        (_, Some(map)) if map.contains_key("tasks") => json!({"tasks": map["tasks"].clone()}),
+        (_, Some(map)) if map.contains_key("task") => Value::Object(map.clone()),
+        (_, Some(map)) if map.contains_key("name") => Value::Object(map.clone()),
+        _ => {
+            return Err(Failure::invalid_params(
+                "give the tasks: {\"tasks\": [...]}, a {\"task\", \"children\"} tree, or one task",
+            ));
+        }
+    };
+    complete(&mut doc, None, &now);
+    Ok(doc)
+}
+
+/// Completes every task of `value` in place. Recursion is bounded: JSON from the wire nests at
+/// most 128 levels (serde_json's limit).
+fn complete(value: &mut Value, parent: Option<&str>, now: &str) {
+    match value {
+        Value::Array(items) => {
+            for item in items {
+                complete(item, parent, now);
+            }
+        }
+        Value::Object(map) if map.contains_key("tasks") && !map.contains_key("id") => {
+            if let Some(tasks) = map.get_mut("tasks") {
+                complete(tasks, parent, now);
+            }
+        }
+        Value::Object(map) if map.contains_key("task") && !map.contains_key("id") => {
+            let mut id = None;
+            if let Some(Value::Object(task)) = map.get_mut("task") {
+                fill(task, parent, now);
+                id = task.get("id").and_then(Value::as_str).map(str::to_owned);
+            }
+            if let Some(children) = map.get_mut("children") {
+                complete(children, id.as_deref(), now);
+            }
+        }
+        Value::Object(task) => fill(task, parent, now),
+        _ => {}
+    }
+}
+
+/// Completes one task.
+fn fill(task: &mut Map<String, Value>, parent: Option<&str>, now: &str) {
+    match task.get("id") {
+        None | Some(Value::Null) => {
+            task.insert("id".into(), Value::String(uuid::Uuid::new_v4().to_string()));
+        }
+        Some(Value::String(s)) => {
+            let lower = s.to_ascii_lowercase();
+            task.insert("id".into(), Value::String(lower));
+        }
+        Some(_) => {}
+    }
+    match (task.get("parent_id"), parent) {
+        (None | Some(Value::Null), Some(parent)) => {
+            task.insert("parent_id".into(), Value::String(parent.to_owned()));
+        }
+        (Some(Value::String(s)), _) => {
+            let lower = s.to_ascii_lowercase();
+            task.insert("parent_id".into(), Value::String(lower));
+        }
+        _ => {}
+    }
+    if let Some(Value::Array(deps)) = task.get_mut("dependencies") {
+        for dep in deps {
+            match dep {
+                Value::String(s) => *s = s.to_ascii_lowercase(),
+                Value::Object(d) => {
+                    if let Some(Value::String(s)) = d.get_mut("id") {
+                        *s = s.to_ascii_lowercase();
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    task.entry("status")
+        .or_insert_with(|| Value::String("pending".into()));
+    task.entry("created_at")
+        .or_insert_with(|| Value::String(now.to_owned()));
+}
+
+/// Returns every task object of a completed document, by id.
+fn task_maps(value: &Value) -> HashMap<String, &Map<String, Value>> {
+    let mut out = HashMap::new();
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Array(items) => stack.extend(items),
+            Value::Object(m)
+                if (m.contains_key("tasks") || m.contains_key("task")) && !m.contains_key("id") =>
+            {
+                stack.extend(m.get("tasks"));
+                stack.extend(m.get("task"));
+                stack.extend(m.get("children"));
+            }
+            Value::Object(m) => {
+                if let Some(id) = m.get("id").and_then(Value::as_str) {
+                    out.entry(id.to_owned()).or_insert(m);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Returns a copy of task `top` (and its descendants when `with_children`): new ids, parents
+/// and dependencies inside the copy remapped, dependencies on tasks outside it dropped (and
+/// returned as `(task, dependency)`), run fields reset, `origin_type: copy`.
+fn copy_of(tree: &[Task], top: &str, with_children: bool) -> (Vec<Task>, Vec<(String, String)>) {
+    let mut chosen = vec![top.to_owned()];
+    if with_children {
+        let mut kids: HashMap<&str, Vec<&str>> = HashMap::new();
+        for t in tree {
+            if let Some(p) = &t.parent_id {
+                kids.entry(p.as_str()).or_default().push(&t.id);
+            }
+        }
+        let mut i = 0;
+        while i < chosen.len() {
+            let next: Vec<String> = kids
+                .get(chosen[i].as_str())
+                .into_iter()
+                .flatten()
+                .map(|s| (*s).to_owned())
+                .collect();
+            chosen.extend(next);
+            i += 1;
+        }
+    }
+    let map: HashMap<String, String> = chosen
+        .iter()
+        .map(|id| (id.clone(), uuid::Uuid::new_v4().to_string()))
+        .collect();
+    let index: HashMap<&str, &Task> = tree.iter().map(|t| (t.id.as_str(), t)).collect();
+    let now = now().text;
+    let mut dropped = Vec::new();
+    let mut out = Vec::with_capacity(chosen.len());
+    for id in &chosen {
+        let Some(source) = index.get(id.as_str()) else {
+            continue;
+        };
+        let mut t = (*source).clone();
+        t.id.clone_from(&map[id]);
+        t.parent_id = if id == top {
+            None
+        } else {
+            t.parent_id.as_ref().and_then(|p| map.get(p).cloned())
+        };
+        t.dependencies
+            .retain_mut(|d| match map.get(&d.id.to_ascii_lowercase()) {
+                Some(new) => {
+                    d.id.clone_from(new);
+                    true
+                }
+                None => {
+                    dropped.push((source.id.clone(), d.id.clone()));
+                    false
+                }
+            });
+        t.status = Status::Pending;
+        t.result = None;
+        t.error = None;
+        t.progress = None;
+        t.started_at = None;
+        t.completed_at = None;
+        t.updated_at = None;
+        t.created_at = Some(now.clone());
+        t.origin_type = Some(OriginType::Copy);
+        t.original_task_id = Some(source.id.clone());
+        out.push(t);
+    }
+    (out, dropped)
+}

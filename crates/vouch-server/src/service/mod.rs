@@ -1,0 +1,109 @@
+//! The protocol's methods over a store: what `vouch serve` answers on JSON-RPC.
+//!
+//! | method | params | result |
+//! |---|---|---|
+//! | `tasks.create` | `{tasks: [...]}`, a `{task, children}` tree, or one task | `root_id`, `ids`, `count`, `warnings` |
+//! | `tasks.get` | `task_id` | the task |
+//! | `tasks.update` | `task_id` and the fields to change | the task |
+//! | `tasks.delete` | `task_id` | `deleted` |
+//! | `tasks.list` | `limit` (≤ 1000), `offset`, `status`, `user_id`, `root_only` | `tasks`, `total` |
+//! | `tasks.tree` | `task_id` | the `{task, children}` tree under it |
+//! | `tasks.children` | `task_id` | `tasks` |
+//! | `tasks.copy` | `task_id`, `copy_children` | `root_id`, `ids`, `mapping` |
+//! | `tasks.execute` | `task_id`, or tasks as for `tasks.create` | `root_id` and what was queued |
+//! | `tasks.cancel` | `task_id`, `children` | `cancelled` |
+//! | `system.health` | none | protocol version, storage, workers |
+
+mod create;
+mod params;
+mod read;
+mod write;
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use crate::engine::{Registry, Signals};
+use crate::rpc::{Failure, Methods, code};
+use crate::store::{Store, StoreError};
+use params::Params;
+
+/// The most tasks one `tasks.list` call returns.
+pub const LIST_LIMIT: u64 = 1000;
+
+/// The service: the store, the executors tasks may name, and the engine's signals.
+#[derive(Debug, Clone)]
+pub struct Service {
+    store: Arc<Store>,
+    registry: Arc<Registry>,
+    signals: Arc<Signals>,
+    concurrency: usize,
+}
+
+impl Service {
+    /// Returns the service over `store`; `concurrency` is what `system.health` reports of the
+    /// engine sharing `signals` (0 when this process runs no worker).
+    pub fn new(
+        store: Arc<Store>,
+        registry: Arc<Registry>,
+        signals: Arc<Signals>,
+        concurrency: usize,
+    ) -> Service {
+        Service {
+            store,
+            registry,
+            signals,
+            concurrency,
+        }
+    }
+
+    /// Returns the store.
+    pub fn store(&self) -> &Arc<Store> {
+        &self.store
+    }
+}
+
+impl Methods for Service {
+    fn call(&self, method: &str, params: Option<&Value>) -> Result<Value, Failure> {
+        let p = Params::of(params)?;
+        match method {
+            "tasks.create" => self.create(params, &p),
+            "tasks.get" => self.get(&p),
+            "tasks.update" => self.update(&p),
+            "tasks.delete" => self.delete(&p),
+            "tasks.list" => self.list(&p),
+            "tasks.tree" => self.tree(&p),
+            "tasks.children" => self.children(&p),
+            "tasks.copy" => self.copy(&p),
+            "tasks.execute" => self.execute(params, &p),
+            "tasks.cancel" => self.cancel(&p),
+            "system.health" => self.health(),
+            _ => Err(Failure::method_not_found(method)),
+        }
+    }
+}
+
+/// A store failure: the service failed, not the caller.
+fn internal(e: &StoreError) -> Failure {
+    Failure::internal(e.to_string())
+}
+
+/// "Task not found", naming the id.
+fn not_found(id: &str) -> Failure {
+    Failure::new(code::TASK_NOT_FOUND, Some(json!({"task_id": id})))
+}
+
+/// A failure with `code` whose data says `why` (and more fields).
+fn refused(code: i32, why: impl Into<String>, more: Value) -> Failure {
+    let mut data = serde_json::Map::new();
+    data.insert("reason".into(), Value::String(why.into()));
+    if let Value::Object(m) = more {
+        data.extend(m);
+    }
+    Failure::new(code, Some(Value::Object(data)))
+}
+
+/// The task as a JSON value.
+fn to_json(task: &vouch_tasks::Task) -> Value {
+    serde_json::to_value(task).unwrap_or(Value::Null)
+}

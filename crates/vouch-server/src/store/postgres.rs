@@ -1,0 +1,213 @@
+//! The PostgreSQL backend, for several worker processes: a small pool of connections, claims
+//! with `FOR UPDATE SKIP LOCKED`, migrations under an advisory lock so workers starting
+//! together apply each once. A transaction that loses a deadlock or a serialization race is
+//! run again (up to three times).
+
+use std::sync::Mutex;
+
+use postgres::types::{IsNull, ToSql, Type, to_sql_checked};
+use postgres::{Client, NoTls};
+
+use super::sql::{Row, Sql, Val, numbered};
+use super::{Backend, Migration, StoreError};
+
+/// The migrations, in order.
+const MIGRATIONS: &[Migration] = &[(
+    1,
+    "tasks",
+    include_str!("migrations/postgres/0001_tasks.sql"),
+)];
+
+/// Connections kept for reuse.
+const POOL: usize = 8;
+
+/// The PostgreSQL backend.
+pub(super) struct Postgres {
+    url: String,
+    idle: Mutex<Vec<Client>>,
+}
+
+impl std::fmt::Debug for Postgres {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Postgres").finish_non_exhaustive()
+    }
+}
+
+fn db(e: &postgres::Error) -> StoreError {
+    StoreError::Database(e.as_db_error().map_or_else(
+        || e.to_string(),
+        |d| format!("{}: {}", d.code().code(), d.message()),
+    ))
+}
+
+impl Postgres {
+    /// Connects to `url` and migrates the database.
+    pub(super) fn connect(url: &str) -> Result<Postgres, StoreError> {
+        let backend = Postgres {
+            url: url.to_owned(),
+            idle: Mutex::new(Vec::new()),
+        };
+        let mut client = backend.client()?;
+        migrate(&mut client)?;
+        backend.put(client);
+        Ok(backend)
+    }
+
+    fn client(&self) -> Result<Client, StoreError> {
+        let idle = self
+            .idle
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .pop();
+        match idle {
+            Some(c) if !c.is_closed() => Ok(c),
+            _ => {
+                Client::connect(&self.url, NoTls).map_err(|e| StoreError::Open(db(&e).to_string()))
+            }
+        }
+    }
+
+    fn put(&self, client: Client) {
+        let mut idle = self
+            .idle
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if idle.len() < POOL && !client.is_closed() {
+            idle.push(client);
+        }
+    }
+}
+
+/// Applies the migrations the database has not seen, under an advisory lock.
+fn migrate(client: &mut Client) -> Result<(), StoreError> {
+    let mut tx = client.transaction().map_err(|e| db(&e))?;
+    tx.batch_execute(
+        "SELECT pg_advisory_xact_lock(7468297); \
+         CREATE TABLE IF NOT EXISTS vouch_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL)",
+    )
+    .map_err(|e| db(&e))?;
+    for (version, name, statements) in MIGRATIONS {
+        let applied = tx
+            .query_one(
+                "SELECT COUNT(*) FROM vouch_migrations WHERE version = $1",
+                &[version],
+            )
+            .map_err(|e| db(&e))?
+            .get::<_, i64>(0);
+        if applied == 0 {
+            tx.batch_execute(statements).map_err(|e| {
+                StoreError::Open(format!("migration {version} ({name}): {}", db(&e)))
+            })?;
+            tx.execute(
+                "INSERT INTO vouch_migrations (version, name) VALUES ($1, $2)",
+                &[version, name],
+            )
+            .map_err(|e| db(&e))?;
+        }
+    }
+    tx.commit().map_err(|e| db(&e))
+}
+
+impl ToSql for Val {
+    fn to_sql(
+        &self,
+        ty: &Type,
+        out: &mut postgres::types::private::BytesMut,
+    ) -> Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
+        match self {
+            Val::Text(Some(s)) => s.to_sql(ty, out),
+            Val::Int(Some(i)) => i.to_sql(ty, out),
+            Val::Real(Some(f)) => f.to_sql(ty, out),
+            Val::Text(None) | Val::Int(None) | Val::Real(None) => Ok(IsNull::Yes),
+        }
+    }
+
+    fn accepts(ty: &Type) -> bool {
+        <String as ToSql>::accepts(ty) || <i64 as ToSql>::accepts(ty) || <f64 as ToSql>::accepts(ty)
+    }
+
+    to_sql_checked!();
+}
+
+/// A transaction on one pooled connection.
+struct Tx<'c, 't>(&'t mut postgres::Transaction<'c>);
+
+fn params(values: &[Val]) -> Vec<&(dyn ToSql + Sync)> {
+    values.iter().map(|v| v as &(dyn ToSql + Sync)).collect()
+}
+
+impl Sql for Tx<'_, '_> {
+    fn exec(&mut self, sql: &str, values: &[Val]) -> Result<u64, StoreError> {
+        let statement = self.0.prepare(&numbered(sql)).map_err(|e| db(&e))?;
+        self.0
+            .execute(&statement, &params(values))
+            .map_err(|e| db(&e))
+    }
+
+    fn query(&mut self, sql: &str, values: &[Val]) -> Result<Vec<Row>, StoreError> {
+        let statement = self.0.prepare(&numbered(sql)).map_err(|e| db(&e))?;
+        let rows = self
+            .0
+            .query(&statement, &params(values))
+            .map_err(|e| db(&e))?;
+        rows.iter()
+            .map(|row| {
+                (0..row.len())
+                    .map(|i| {
+                        let ty = row.columns()[i].type_();
+                        let v = if *ty == Type::INT8 {
+                            Val::Int(row.try_get(i).map_err(|e| db(&e))?)
+                        } else if *ty == Type::INT4 {
+                            Val::Int(
+                                row.try_get::<_, Option<i32>>(i)
+                                    .map_err(|e| db(&e))?
+                                    .map(i64::from),
+                            )
+                        } else if *ty == Type::FLOAT8 {
+                            Val::Real(row.try_get(i).map_err(|e| db(&e))?)
+                        } else {
+                            Val::Text(row.try_get(i).map_err(|e| db(&e))?)
+                        };
+                        Ok(v)
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn skip_locked(&self) -> &'static str {
+        "FOR UPDATE SKIP LOCKED"
+    }
+}
+
+/// SQLSTATEs worth running a transaction again for: serialization failure, deadlock.
+fn retryable(e: &StoreError) -> bool {
+    matches!(e, StoreError::Database(m) if m.starts_with("40001") || m.starts_with("40P01"))
+}
+
+impl Backend for Postgres {
+    fn kind(&self) -> &'static str {
+        "postgres"
+    }
+
+    fn transaction(
+        &self,
+        body: &mut dyn FnMut(&mut dyn Sql) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            let mut client = self.client()?;
+            let outcome = (|| {
+                let mut tx = client.transaction().map_err(|e| db(&e))?;
+                body(&mut Tx(&mut tx))?;
+                tx.commit().map_err(|e| db(&e))
+            })();
+            self.put(client);
+            match outcome {
+                Err(e) if tries < 3 && retryable(&e) => {}
+                other => return other,
+            }
+        }
+    }
+}

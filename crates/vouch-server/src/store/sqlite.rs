@@ -1,0 +1,171 @@
+//! The SQLite backend: one connection in WAL mode behind a lock (SQLite serializes writers
+//! anyway), transactions begun `IMMEDIATE` so a read never has to be upgraded.
+
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use rusqlite::types::{ToSqlOutput, ValueRef};
+use rusqlite::{Connection, ToSql};
+
+use super::sql::{Row, Sql, Val};
+use super::{Backend, Migration, StoreError};
+
+/// The migrations, in order.
+const MIGRATIONS: &[Migration] = &[(1, "tasks", include_str!("migrations/sqlite/0001_tasks.sql"))];
+
+/// The SQLite backend.
+#[derive(Debug)]
+pub(super) struct Sqlite {
+    connection: Mutex<Connection>,
+}
+
+fn db(e: &rusqlite::Error) -> StoreError {
+    StoreError::Database(e.to_string())
+}
+
+impl Sqlite {
+    /// Opens (or creates) the database at `path` and migrates it.
+    pub(super) fn open(path: &Path) -> Result<Sqlite, StoreError> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| StoreError::Open(format!("{}: {e}", dir.display())))?;
+        }
+        let connection = Connection::open(path)
+            .map_err(|e| StoreError::Open(format!("{}: {e}", path.display())))?;
+        connection
+            .busy_timeout(Duration::from_secs(10))
+            .map_err(|e| db(&e))?;
+        connection
+            .execute_batch(
+                "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = OFF;",
+            )
+            .map_err(|e| db(&e))?;
+        migrate(&connection)?;
+        Ok(Sqlite {
+            connection: Mutex::new(connection),
+        })
+    }
+}
+
+/// Applies the migrations the database has not seen, each in its own transaction.
+fn migrate(connection: &Connection) -> Result<(), StoreError> {
+    connection
+        .execute_batch(
+            "CREATE TABLE IF NOT EXISTS vouch_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL)",
+        )
+        .map_err(|e| db(&e))?;
+    for (version, name, statements) in MIGRATIONS {
+        connection
+            .execute_batch("BEGIN IMMEDIATE")
+            .map_err(|e| db(&e))?;
+        let applied: i64 = connection
+            .query_row(
+                "SELECT COUNT(*) FROM vouch_migrations WHERE version = ?1",
+                [version],
+                |r| r.get(0),
+            )
+            .map_err(|e| db(&e))?;
+        let step = if applied == 0 {
+            connection.execute_batch(statements).and_then(|()| {
+                connection.execute(
+                    "INSERT INTO vouch_migrations (version, name) VALUES (?1, ?2)",
+                    rusqlite::params![version, name],
+                )
+            })
+        } else {
+            Ok(0)
+        };
+        match step {
+            Ok(_) => connection.execute_batch("COMMIT").map_err(|e| db(&e))?,
+            Err(e) => {
+                let _ = connection.execute_batch("ROLLBACK");
+                return Err(StoreError::Open(format!(
+                    "migration {version} ({name}): {e}"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+impl ToSql for Val {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(match self {
+            Val::Text(Some(s)) => ToSqlOutput::Borrowed(ValueRef::Text(s.as_bytes())),
+            Val::Int(Some(i)) => ToSqlOutput::Borrowed(ValueRef::Integer(*i)),
+            Val::Real(Some(f)) => ToSqlOutput::Borrowed(ValueRef::Real(*f)),
+            Val::Text(None) | Val::Int(None) | Val::Real(None) => {
+                ToSqlOutput::Borrowed(ValueRef::Null)
+            }
+        })
+    }
+}
+
+/// A transaction on the one connection.
+struct Tx<'c>(&'c Connection);
+
+impl Sql for Tx<'_> {
+    fn exec(&mut self, sql: &str, params: &[Val]) -> Result<u64, StoreError> {
+        let mut statement = self.0.prepare_cached(sql).map_err(|e| db(&e))?;
+        let n = statement
+            .execute(rusqlite::params_from_iter(params))
+            .map_err(|e| db(&e))?;
+        Ok(n as u64)
+    }
+
+    fn query(&mut self, sql: &str, params: &[Val]) -> Result<Vec<Row>, StoreError> {
+        let mut statement = self.0.prepare_cached(sql).map_err(|e| db(&e))?;
+        let columns = statement.column_count();
+        let mut rows = statement
+            .query(rusqlite::params_from_iter(params))
+            .map_err(|e| db(&e))?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().map_err(|e| db(&e))? {
+            let mut values = Vec::with_capacity(columns);
+            for i in 0..columns {
+                values.push(match row.get_ref(i).map_err(|e| db(&e))? {
+                    ValueRef::Null => Val::Text(None),
+                    ValueRef::Integer(n) => Val::Int(Some(n)),
+                    ValueRef::Real(f) => Val::Real(Some(f)),
+                    ValueRef::Text(t) | ValueRef::Blob(t) => {
+                        Val::Text(Some(String::from_utf8_lossy(t).into_owned()))
+                    }
+                });
+            }
+            out.push(values);
+        }
+        Ok(out)
+    }
+
+    fn skip_locked(&self) -> &'static str {
+        ""
+    }
+}
+
+impl Backend for Sqlite {
+    fn kind(&self) -> &'static str {
+        "sqlite"
+    }
+
+    fn transaction(
+        &self,
+        body: &mut dyn FnMut(&mut dyn Sql) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let connection = self
+            .connection
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        connection
+            .execute_batch("BEGIN IMMEDIATE")
+            .map_err(|e| db(&e))?;
+        let mut tx = Tx(&connection);
+        match body(&mut tx) {
+            Ok(()) => connection.execute_batch("COMMIT").map_err(|e| db(&e)),
+            Err(e) => {
+                let _ = connection.execute_batch("ROLLBACK");
+                Err(e)
+            }
+        }
+    }
+}
