@@ -33,7 +33,9 @@ impl Service {
     }
 
     pub(super) fn execute(&self, params: Option<&Value>, p: &Params<'_>) -> Result<Value, Failure> {
-        let (root, mut answer) = if p.get("task_id").is_some() || p.get("id").is_some() {
+        // `task_id` (or a bare `id`) names a stored tree; a task with a name is a new one.
+        let stored = p.get("task_id").is_some() || (p.get("id").is_some() && p.get("name").is_none());
+        let (root, mut answer) = if stored {
             let id = p.task_id()?;
             let root = self
                 .store

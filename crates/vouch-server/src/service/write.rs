@@ -65,6 +65,21 @@ impl Service {
                     Some(json!({"errors": [issue], "from": stored.status, "to": task.status})),
                 )
             })?;
+            if task.status == Status::InProgress {
+                let unmet: Vec<&str> = task
+                    .dependencies
+                    .iter()
+                    .filter(|d| !vouch_tasks::satisfied(&only(&task, d), &tree))
+                    .map(|d| d.id.as_str())
+                    .collect();
+                if !unmet.is_empty() {
+                    return Err(refused(
+                        code::DEPENDENCY_NOT_SATISFIED,
+                        "a task starts only when its required dependencies completed and its optional ones ended",
+                        json!({"task_id": id, "dependencies": unmet}),
+                    ));
+                }
+            }
             lifecycle(&mut task, stored.status, &fields);
         }
         task.updated_at = Some(now().text);
@@ -153,6 +168,13 @@ impl Service {
         self.signals.wake();
         Ok(json!({"cancelled": cancelled}))
     }
+}
+
+/// `task` with only dependency `dep`, to ask whether that one is satisfied.
+fn only(task: &Task, dep: &vouch_tasks::Dependency) -> Task {
+    let mut probe = task.clone();
+    probe.dependencies = vec![dep.clone()];
+    probe
 }
 
 /// The stored task with `fields` written over it (`null` removes a field).
