@@ -36,9 +36,8 @@ fn bin_dir() -> Option<PathBuf> {
     if let Some((_, bin)) = versions.pop() {
         return Some(bin);
     }
-    std::env::var_os("PATH").and_then(|path| {
-        std::env::split_paths(&path).find(|d| d.join("initdb").is_file())
-    })
+    std::env::var_os("PATH")
+        .and_then(|path| std::env::split_paths(&path).find(|d| d.join("initdb").is_file()))
 }
 
 fn is_root() -> bool {
@@ -64,14 +63,21 @@ impl Cluster {
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let as_postgres = is_root();
         let cluster = Cluster {
-            url: format!("postgres://postgres@localhost/postgres?host={}", dir.display()),
+            url: format!(
+                "postgres://postgres@localhost/postgres?host={}",
+                dir.display()
+            ),
             dir,
             bin,
             as_postgres,
         };
         if as_postgres {
             // The server refuses to run as root: the folder goes to the `postgres` user.
-            cluster.sh("chown", &["-R", "postgres:postgres", &cluster.dir.to_string_lossy()], false)?;
+            cluster.sh(
+                "chown",
+                &["-R", "postgres:postgres", &cluster.dir.to_string_lossy()],
+                false,
+            )?;
         }
         let data = cluster.dir.join("data");
         cluster.sh(
@@ -152,7 +158,14 @@ impl Drop for Cluster {
         let data = self.dir.join("data");
         let _ = self.sh(
             &self.bin.join("pg_ctl").to_string_lossy(),
-            &["-D", &data.to_string_lossy(), "-m", "immediate", "-w", "stop"],
+            &[
+                "-D",
+                &data.to_string_lossy(),
+                "-m",
+                "immediate",
+                "-w",
+                "stop",
+            ],
             true,
         );
         let _ = std::fs::remove_dir_all(&self.dir);

@@ -363,6 +363,13 @@ impl<'a> Document<'a> {
         }
     }
 
+    /// Returns the `id` of task `index`, when it is a string (cheaper than [`Document::label`],
+    /// which also finds the line and column).
+    pub fn id(&self, index: usize) -> Option<String> {
+        let raw = self.tasks.get(index)?.fields()?.id?;
+        serde_json::from_str::<String>(raw.get()).ok()
+    }
+
     /// Returns the tasks as typed values, for a document that validated; the first task that
     /// does not deserialize is returned with its error.
     pub fn typed_tasks(&self) -> Result<Vec<crate::model::Task>, (usize, serde_json::Error)> {

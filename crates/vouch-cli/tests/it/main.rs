@@ -9,6 +9,7 @@ mod hook;
 mod review;
 mod route;
 mod run;
+mod serve;
 mod session;
 mod support;
 mod tasks;

@@ -34,7 +34,8 @@ impl Service {
 
     pub(super) fn execute(&self, params: Option<&Value>, p: &Params<'_>) -> Result<Value, Failure> {
         // `task_id` (or a bare `id`) names a stored tree; a task with a name is a new one.
-        let stored = p.get("task_id").is_some() || (p.get("id").is_some() && p.get("name").is_none());
+        let stored =
+            p.get("task_id").is_some() || (p.get("id").is_some() && p.get("name").is_none());
         let (root, mut answer) = if stored {
             let id = p.task_id()?;
             let root = self
@@ -116,7 +117,7 @@ impl Service {
         let raw: Value = serde_json::from_str(text).unwrap_or(Value::Null);
         let maps = task_maps(&raw);
         let ids: Vec<String> = (0..doc.len())
-            .filter_map(|i| doc.label(i).id.map(|s| s.to_ascii_lowercase()))
+            .filter_map(|i| doc.id(i).map(|s| s.to_ascii_lowercase()))
             .collect();
         let taken: HashSet<String> = self
             .store
@@ -125,16 +126,17 @@ impl Service {
             .into_iter()
             .collect();
         for i in 0..doc.len() {
-            let label = doc.label(i);
-            let Some(map) = label.id.as_deref().and_then(|id| maps.get(id)) else {
+            let id = doc.id(i);
+            let Some(map) = id.as_deref().and_then(|id| maps.get(id)) else {
                 continue;
             };
+            let path = doc.path(i);
             let mut add = |code: i32, field: &str, reason: String| {
                 let mut issue = Issue::error(code, Some(i), field, reason);
-                issue.path = format!("{}.{field}", label.path);
+                issue.path = format!("{path}.{field}");
                 report.errors.push(issue);
             };
-            if label.id.as_deref().is_some_and(|id| taken.contains(id)) {
+            if id.as_deref().is_some_and(|id| taken.contains(id)) {
                 add(
                     code::INVALID_SCHEMA,
                     "id",

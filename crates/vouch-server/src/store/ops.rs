@@ -153,14 +153,15 @@ fn json_text(value: Option<&Value>) -> Val {
     Val::Text(value.map(Value::to_string))
 }
 
+/// Rows per multi-row `INSERT`: few round trips, well under both databases' parameter limits.
+const INSERT_BATCH: usize = 200;
+
 /// Inserts the tasks of one tree, whose root is `root`. Ids must be new.
 pub(crate) fn insert(sql: &mut dyn Sql, tasks: &[Task], root: &str) -> Result<(), StoreError> {
-    for task in tasks {
-        sql.exec(
-            "INSERT INTO tasks (id, root_id, parent_id, user_id, priority, status, progress, \
-             result, error, created_at, updated_at, started_at, completed_at, body) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            &[
+    for chunk in tasks.chunks(INSERT_BATCH) {
+        let mut params: Vec<Val> = Vec::with_capacity(chunk.len() * 14);
+        for task in chunk {
+            params.extend([
                 task.id.as_str().into(),
                 root.into(),
                 task.parent_id.clone().into(),
@@ -175,19 +176,42 @@ pub(crate) fn insert(sql: &mut dyn Sql, tasks: &[Task], root: &str) -> Result<()
                 task.started_at.clone().into(),
                 task.completed_at.clone().into(),
                 body(task)?.into(),
-            ],
-        )?;
-        for dep in &task.dependencies {
-            sql.exec(
-                "INSERT INTO deps (task_id, dep_id, required) VALUES (?, ?, ?) \
-                 ON CONFLICT (task_id, dep_id) DO NOTHING",
-                &[
-                    task.id.as_str().into(),
-                    dep.id.to_ascii_lowercase().into(),
-                    i64::from(dep.required).into(),
-                ],
-            )?;
+            ]);
         }
+        let rows = vec!["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"; chunk.len()].join(", ");
+        sql.exec(
+            &format!(
+                "INSERT INTO tasks (id, root_id, parent_id, user_id, priority, status, progress, \
+                 result, error, created_at, updated_at, started_at, completed_at, body) VALUES {rows}"
+            ),
+            &params,
+        )?;
+    }
+    let deps: Vec<(&str, String, bool)> = tasks
+        .iter()
+        .flat_map(|t| {
+            t.dependencies
+                .iter()
+                .map(|d| (t.id.as_str(), d.id.to_ascii_lowercase(), d.required))
+        })
+        .collect();
+    for chunk in deps.chunks(INSERT_BATCH) {
+        let mut params: Vec<Val> = Vec::with_capacity(chunk.len() * 3);
+        for (task, dep, required) in chunk {
+            params.extend([
+                (*task).into(),
+                dep.as_str().into(),
+                i64::from(*required).into(),
+            ]);
+        }
+        let rows = vec!["(?, ?, ?)"; chunk.len()].join(", ");
+        sql.exec(
+            &format!(
+                "INSERT INTO deps (task_id, dep_id, required) VALUES {rows} \
+                 ON CONFLICT (task_id, dep_id) DO NOTHING"
+            ),
+            &params,
+        )?;
     }
     Ok(())
 }

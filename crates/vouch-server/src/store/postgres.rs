@@ -3,10 +3,11 @@
 //! together apply each once. A transaction that loses a deadlock or a serialization race is
 //! run again (up to three times).
 
+use std::collections::HashMap;
 use std::sync::Mutex;
 
 use postgres::types::{IsNull, ToSql, Type, to_sql_checked};
-use postgres::{Client, NoTls};
+use postgres::{Client, NoTls, Statement};
 
 use super::sql::{Row, Sql, Val, numbered};
 use super::{Backend, Migration, StoreError};
@@ -21,10 +22,16 @@ const MIGRATIONS: &[Migration] = &[(
 /// Connections kept for reuse.
 const POOL: usize = 8;
 
+/// A connection and the statements prepared on it, by text.
+struct Conn {
+    client: Client,
+    prepared: HashMap<String, Statement>,
+}
+
 /// The PostgreSQL backend.
 pub(super) struct Postgres {
     url: String,
-    idle: Mutex<Vec<Client>>,
+    idle: Mutex<Vec<Conn>>,
 }
 
 impl std::fmt::Debug for Postgres {
@@ -47,33 +54,36 @@ impl Postgres {
             url: url.to_owned(),
             idle: Mutex::new(Vec::new()),
         };
-        let mut client = backend.client()?;
-        migrate(&mut client)?;
-        backend.put(client);
+        let mut conn = backend.conn()?;
+        migrate(&mut conn.client)?;
+        backend.put(conn);
         Ok(backend)
     }
 
-    fn client(&self) -> Result<Client, StoreError> {
+    fn conn(&self) -> Result<Conn, StoreError> {
         let idle = self
             .idle
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .pop();
         match idle {
-            Some(c) if !c.is_closed() => Ok(c),
-            _ => {
-                Client::connect(&self.url, NoTls).map_err(|e| StoreError::Open(db(&e).to_string()))
-            }
+            Some(c) if !c.client.is_closed() => Ok(c),
+            _ => Client::connect(&self.url, NoTls)
+                .map(|client| Conn {
+                    client,
+                    prepared: HashMap::new(),
+                })
+                .map_err(|e| StoreError::Open(db(&e).to_string())),
         }
     }
 
-    fn put(&self, client: Client) {
+    fn put(&self, conn: Conn) {
         let mut idle = self
             .idle
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if idle.len() < POOL && !client.is_closed() {
-            idle.push(client);
+        if idle.len() < POOL && !conn.client.is_closed() {
+            idle.push(conn);
         }
     }
 }
@@ -129,8 +139,23 @@ impl ToSql for Val {
     to_sql_checked!();
 }
 
-/// A transaction on one pooled connection.
-struct Tx<'c, 't>(&'t mut postgres::Transaction<'c>);
+/// A transaction on one pooled connection, and that connection's prepared statements.
+struct Tx<'c, 't> {
+    tx: &'t mut postgres::Transaction<'c>,
+    prepared: &'t mut HashMap<String, Statement>,
+}
+
+impl Tx<'_, '_> {
+    /// Returns `sql` prepared, once per connection.
+    fn statement(&mut self, sql: &str) -> Result<Statement, StoreError> {
+        if let Some(s) = self.prepared.get(sql) {
+            return Ok(s.clone());
+        }
+        let statement = self.tx.prepare(&numbered(sql)).map_err(|e| db(&e))?;
+        self.prepared.insert(sql.to_owned(), statement.clone());
+        Ok(statement)
+    }
+}
 
 fn params(values: &[Val]) -> Vec<&(dyn ToSql + Sync)> {
     values.iter().map(|v| v as &(dyn ToSql + Sync)).collect()
@@ -138,16 +163,16 @@ fn params(values: &[Val]) -> Vec<&(dyn ToSql + Sync)> {
 
 impl Sql for Tx<'_, '_> {
     fn exec(&mut self, sql: &str, values: &[Val]) -> Result<u64, StoreError> {
-        let statement = self.0.prepare(&numbered(sql)).map_err(|e| db(&e))?;
-        self.0
+        let statement = self.statement(sql)?;
+        self.tx
             .execute(&statement, &params(values))
             .map_err(|e| db(&e))
     }
 
     fn query(&mut self, sql: &str, values: &[Val]) -> Result<Vec<Row>, StoreError> {
-        let statement = self.0.prepare(&numbered(sql)).map_err(|e| db(&e))?;
+        let statement = self.statement(sql)?;
         let rows = self
-            .0
+            .tx
             .query(&statement, &params(values))
             .map_err(|e| db(&e))?;
         rows.iter()
@@ -197,13 +222,21 @@ impl Backend for Postgres {
         let mut tries = 0;
         loop {
             tries += 1;
-            let mut client = self.client()?;
+            let mut conn = self.conn()?;
             let outcome = (|| {
+                let Conn { client, prepared } = &mut conn;
                 let mut tx = client.transaction().map_err(|e| db(&e))?;
-                body(&mut Tx(&mut tx))?;
+                body(&mut Tx {
+                    tx: &mut tx,
+                    prepared,
+                })?;
                 tx.commit().map_err(|e| db(&e))
             })();
-            self.put(client);
+            if outcome.is_err() {
+                // A failed statement may have left its prepared siblings behind: start afresh.
+                conn.prepared.clear();
+            }
+            self.put(conn);
             match outcome {
                 Err(e) if tries < 3 && retryable(&e) => {}
                 other => return other,

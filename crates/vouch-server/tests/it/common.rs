@@ -8,21 +8,21 @@ use serde_json::{Value, json};
 use vouch_server::serve::{self, Options};
 
 /// A running server; stopped when dropped.
-pub struct Server {
-    pub url: String,
-    pub dir: tempfile::TempDir,
+pub(crate) struct Server {
+    pub(crate) url: String,
+    pub(crate) dir: tempfile::TempDir,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<JoinHandle<()>>,
 }
 
 impl Server {
     /// A server with a fresh SQLite store, two workers and a 2 s lease.
-    pub fn start() -> Server {
+    pub(crate) fn start() -> Server {
         Server::start_with(|_| {})
     }
 
     /// A server whose options `tune` changes first (the store defaults to a fresh SQLite file).
-    pub fn start_with(tune: impl FnOnce(&mut Options)) -> Server {
+    pub(crate) fn start_with(tune: impl FnOnce(&mut Options)) -> Server {
         let dir = tempfile::tempdir().unwrap();
         let mut options = Options::new(dir.path().join("tasks.db").to_string_lossy().into_owned());
         options.listen = Some(SocketAddr::from(([127, 0, 0, 1], 0)));
@@ -37,10 +37,13 @@ impl Server {
                 let _ = rx.await;
             };
             let ready = ready_tx.clone();
-            if let Err(e) = serve::run(&options, move |addr| {
-                let _ = ready.send(Ok(addr));
-            }, shutdown)
-            {
+            if let Err(e) = serve::run(
+                &options,
+                move |addr| {
+                    let _ = ready.send(Ok(addr));
+                },
+                shutdown,
+            ) {
                 let _ = ready_tx.send(Err(e.to_string()));
             }
         });
@@ -58,9 +61,12 @@ impl Server {
     }
 
     /// Posts `body` to `path` with `headers`; returns the status and the body.
-    pub fn post(&self, path: &str, body: &str, headers: &[(&str, &str)]) -> (u16, String) {
+    pub(crate) fn post(&self, path: &str, body: &str, headers: &[(&str, &str)]) -> (u16, String) {
         let _ = rustls::crypto::ring::default_provider().install_default();
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
         runtime.block_on(async {
             let client = reqwest::Client::new();
             let mut request = client
@@ -77,11 +83,17 @@ impl Server {
     }
 
     /// Gets `path` with `headers`, reading the body to its end.
-    pub fn get(&self, path: &str, headers: &[(&str, &str)]) -> (u16, String) {
+    pub(crate) fn get(&self, path: &str, headers: &[(&str, &str)]) -> (u16, String) {
         let _ = rustls::crypto::ring::default_provider().install_default();
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
         runtime.block_on(async {
-            let client = reqwest::Client::builder().timeout(Duration::from_secs(60)).build().unwrap();
+            let client = reqwest::Client::builder()
+                .timeout(Duration::from_secs(60))
+                .build()
+                .unwrap();
             let mut request = client.get(format!("{}{path}", self.url));
             for (k, v) in headers {
                 request = request.header(*k, *v);
@@ -93,7 +105,7 @@ impl Server {
     }
 
     /// Calls `method` and returns the whole response object.
-    pub fn rpc(&self, method: &str, params: &Value) -> Value {
+    pub(crate) fn rpc(&self, method: &str, params: &Value) -> Value {
         let body = json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params});
         let (status, text) = self.post("/", &body.to_string(), &[]);
         assert_eq!(status, 200, "{text}");
@@ -101,36 +113,45 @@ impl Server {
     }
 
     /// Calls `method` and returns its result, failing the test on an error.
-    pub fn ok(&self, method: &str, params: &Value) -> Value {
+    pub(crate) fn ok(&self, method: &str, params: &Value) -> Value {
         let answer = self.rpc(method, params);
         assert!(answer.get("error").is_none(), "{method} failed: {answer:#}");
         answer["result"].clone()
     }
 
     /// Calls `method` and returns its error object, failing the test on a result.
-    pub fn err(&self, method: &str, params: &Value) -> Value {
+    pub(crate) fn err(&self, method: &str, params: &Value) -> Value {
         let answer = self.rpc(method, params);
-        assert!(answer.get("result").is_none(), "{method} succeeded: {answer:#}");
+        assert!(
+            answer.get("result").is_none(),
+            "{method} succeeded: {answer:#}"
+        );
         answer["error"].clone()
     }
 
     /// Waits until every task of the tree rooted at `root` has ended; returns the tasks.
-    pub fn wait(&self, root: &str) -> Vec<Value> {
+    pub(crate) fn wait(&self, root: &str) -> Vec<Value> {
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
             let tasks = self.tasks(root);
             if tasks.iter().all(|t| {
-                matches!(t["status"].as_str(), Some("completed" | "failed" | "cancelled"))
+                matches!(
+                    t["status"].as_str(),
+                    Some("completed" | "failed" | "cancelled")
+                )
             }) {
                 return tasks;
             }
-            assert!(Instant::now() < deadline, "the tree did not end: {tasks:#?}");
+            assert!(
+                Instant::now() < deadline,
+                "the tree did not end: {tasks:#?}"
+            );
             std::thread::sleep(Duration::from_millis(50));
         }
     }
 
     /// Returns every task of the tree rooted at `root`, flattened.
-    pub fn tasks(&self, root: &str) -> Vec<Value> {
+    pub(crate) fn tasks(&self, root: &str) -> Vec<Value> {
         let tree = self.ok("tasks.tree", &json!({"task_id": root}));
         let mut out = Vec::new();
         let mut stack = vec![tree];
@@ -154,12 +175,12 @@ impl Drop for Server {
 }
 
 /// Returns a v4 UUID made from `n`, readable in failures.
-pub fn id(n: u32) -> String {
+pub(crate) fn id(n: u32) -> String {
     format!("00000000-0000-4000-8000-{n:012}")
 }
 
 /// A task running `command`, with id `n`, parent `parent`, and `more` fields.
-pub fn cmd(n: u32, parent: Option<u32>, command: &str, more: &Value) -> Value {
+pub(crate) fn cmd(n: u32, parent: Option<u32>, command: &str, more: &Value) -> Value {
     let mut t = json!({
         "id": id(n),
         "name": format!("t{n}"),
@@ -178,7 +199,7 @@ pub fn cmd(n: u32, parent: Option<u32>, command: &str, more: &Value) -> Value {
 }
 
 /// Returns the task with id `n` among `tasks`.
-pub fn find(tasks: &[Value], n: u32) -> &Value {
+pub(crate) fn find(tasks: &[Value], n: u32) -> &Value {
     let id = id(n);
     tasks.iter().find(|t| t["id"] == id.as_str()).unwrap()
 }

@@ -47,15 +47,30 @@ fn the_stream_carries_every_event_and_ends_with_the_tree() {
     let two = id(2);
     let three = id(3);
     let one = id(1);
-    assert!(kinds.contains(&("task_status_update", two.as_str())), "{kinds:?}");
-    assert!(kinds.contains(&("task_completed", two.as_str())), "{kinds:?}");
-    assert!(kinds.contains(&("task_failed", three.as_str())), "{kinds:?}");
-    assert!(kinds.contains(&("task_cancelled", one.as_str())), "{kinds:?}");
+    assert!(
+        kinds.contains(&("task_status_update", two.as_str())),
+        "{kinds:?}"
+    );
+    assert!(
+        kinds.contains(&("task_completed", two.as_str())),
+        "{kinds:?}"
+    );
+    assert!(
+        kinds.contains(&("task_failed", three.as_str())),
+        "{kinds:?}"
+    );
+    assert!(
+        kinds.contains(&("task_cancelled", one.as_str())),
+        "{kinds:?}"
+    );
     let ids: Vec<i64> = events.iter().map(|(i, _, _)| *i).collect();
     assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
     // Resuming after an event sends only what followed it.
     let after = ids[1];
-    let (_, rest) = s.get(&format!("/events/{}", id(1)), &[("last-event-id", &after.to_string())]);
+    let (_, rest) = s.get(
+        &format!("/events/{}", id(1)),
+        &[("last-event-id", &after.to_string())],
+    );
     let resumed: Vec<i64> = parse(&rest).iter().map(|(i, _, _)| *i).collect();
     assert_eq!(resumed, ids[2..].to_vec());
 }
@@ -63,14 +78,29 @@ fn the_stream_carries_every_event_and_ends_with_the_tree() {
 #[test]
 fn progress_updates_and_unknown_trees() {
     let s = Server::start_with(|o| o.concurrency = 0);
-    s.ok("tasks.create", &json!({"tasks": [cmd(1, None, "true", &json!({})), cmd(2, Some(1), "true", &json!({}))]}));
+    s.ok(
+        "tasks.create",
+        &json!({"tasks": [cmd(1, None, "true", &json!({})), cmd(2, Some(1), "true", &json!({}))]}),
+    );
     assert_eq!(s.get(&format!("/events/{}", id(9)), &[]).0, 404);
     assert_eq!(s.get(&format!("/events/{}", id(2)), &[]).0, 404);
     // An external executor reports progress through tasks.update.
-    s.ok("tasks.update", &json!({"task_id": id(1), "status": "in_progress"}));
-    s.ok("tasks.update", &json!({"task_id": id(2), "status": "cancelled", "error": "skip"}));
-    s.ok("tasks.update", &json!({"task_id": id(1), "status": "completed", "result": {"done": true}}));
+    s.ok(
+        "tasks.update",
+        &json!({"task_id": id(1), "status": "in_progress"}),
+    );
+    s.ok(
+        "tasks.update",
+        &json!({"task_id": id(2), "status": "cancelled", "error": "skip"}),
+    );
+    s.ok(
+        "tasks.update",
+        &json!({"task_id": id(1), "status": "completed", "result": {"done": true}}),
+    );
     let (_, body) = s.get(&format!("/events/{}", id(1)), &[]);
     let kinds: Vec<String> = parse(&body).into_iter().map(|(_, k, _)| k).collect();
-    assert_eq!(kinds, ["task_status_update", "task_cancelled", "task_completed"]);
+    assert_eq!(
+        kinds,
+        ["task_status_update", "task_cancelled", "task_completed"]
+    );
 }

@@ -48,8 +48,11 @@ fn independent_tasks_run_at_the_same_time() {
     );
     let tasks = s.wait(&id(1));
     let (a, b) = (find(&tasks, 2), find(&tasks, 3));
-    assert!(time(a, "started_at") < time(b, "completed_at") && time(b, "started_at") < time(a, "completed_at"),
-        "the two sleeps did not overlap: {a:#} {b:#}");
+    assert!(
+        time(a, "started_at") < time(b, "completed_at")
+            && time(b, "started_at") < time(a, "completed_at"),
+        "the two sleeps did not overlap: {a:#} {b:#}"
+    );
 }
 
 #[test]
@@ -110,9 +113,14 @@ fn ready_tasks_run_by_priority_zero_first() {
     );
     s.ok("tasks.execute", &json!({"task_id": id(1)}));
     let tasks = s.wait(&id(1));
-    let mut order: Vec<(jiff::Timestamp, u32)> = (2..=5).map(|n| (time(find(&tasks, n), "started_at"), n)).collect();
+    let mut order: Vec<(jiff::Timestamp, u32)> = (2..=5)
+        .map(|n| (time(find(&tasks, n), "started_at"), n))
+        .collect();
     order.sort();
-    assert_eq!(order.iter().map(|(_, n)| *n).collect::<Vec<_>>(), [3, 5, 4, 2]);
+    assert_eq!(
+        order.iter().map(|(_, n)| *n).collect::<Vec<_>>(),
+        [3, 5, 4, 2]
+    );
 }
 
 #[test]
@@ -150,9 +158,18 @@ fn a_failed_tree_is_executed_again_from_its_failures() {
 fn a_failed_task_goes_back_to_pending_with_its_fields_reset() {
     let s = Server::start_with(|o| o.concurrency = 0);
     s.ok("tasks.create", &cmd(1, None, "true", &json!({})));
-    s.ok("tasks.update", &json!({"task_id": id(1), "status": "in_progress"}));
-    s.ok("tasks.update", &json!({"task_id": id(1), "status": "failed", "error": {"message": "x"}, "progress": 0.4}));
-    let t = s.ok("tasks.update", &json!({"task_id": id(1), "status": "pending"}));
+    s.ok(
+        "tasks.update",
+        &json!({"task_id": id(1), "status": "in_progress"}),
+    );
+    s.ok(
+        "tasks.update",
+        &json!({"task_id": id(1), "status": "failed", "error": {"message": "x"}, "progress": 0.4}),
+    );
+    let t = s.ok(
+        "tasks.update",
+        &json!({"task_id": id(1), "status": "pending"}),
+    );
     for key in ["error", "result", "progress", "started_at", "completed_at"] {
         assert!(t.get(key).is_none(), "{key} kept: {t:#}");
     }
@@ -169,14 +186,20 @@ fn a_copy_runs_on_its_own() {
         ]}),
     );
     s.wait(&id(1));
-    let copy = s.ok("tasks.copy", &json!({"task_id": id(1), "copy_children": true}));
+    let copy = s.ok(
+        "tasks.copy",
+        &json!({"task_id": id(1), "copy_children": true}),
+    );
     let root = copy["root_id"].as_str().unwrap();
     s.ok("tasks.execute", &json!({"task_id": root}));
     let tasks = s.wait(root);
     assert_eq!(tasks.len(), 2);
     assert!(tasks.iter().all(|t| t["status"] == "completed"));
     // The original was not run again.
-    assert_eq!(s.ok("tasks.list", &json!({"status": "completed"}))["total"], 4);
+    assert_eq!(
+        s.ok("tasks.list", &json!({"status": "completed"}))["total"],
+        4
+    );
 }
 
 #[test]
@@ -195,14 +218,20 @@ fn cancelling_stops_a_running_command_and_its_dependents() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     let started = std::time::Instant::now();
-    let answer = s.ok("tasks.cancel", &json!({"task_id": id(2), "reason": "no longer needed"}));
+    let answer = s.ok(
+        "tasks.cancel",
+        &json!({"task_id": id(2), "reason": "no longer needed"}),
+    );
     assert_eq!(answer["cancelled"], json!([id(2), id(1)]));
     let tasks = s.wait(&id(1));
     assert!(started.elapsed().as_secs() < 10);
     assert_eq!(find(&tasks, 2)["error"]["message"], "no longer needed");
     // The stopped run recorded nothing over the cancellation.
     std::thread::sleep(std::time::Duration::from_millis(300));
-    assert_eq!(s.ok("tasks.get", &json!({"task_id": id(2)}))["status"], "cancelled");
+    assert_eq!(
+        s.ok("tasks.get", &json!({"task_id": id(2)}))["status"],
+        "cancelled"
+    );
 }
 
 #[test]
@@ -214,6 +243,9 @@ fn inputs_are_checked_against_input_schema_before_running() {
     let tasks = s.wait(&id(1));
     assert_eq!(find(&tasks, 1)["status"], "completed");
     // An update that breaks the schema is refused with every problem.
-    let e = s.err("tasks.update", &json!({"task_id": id(1), "inputs": {"command": 5}}));
+    let e = s.err(
+        "tasks.update",
+        &json!({"task_id": id(1), "inputs": {"command": 5}}),
+    );
     assert_eq!(e["code"], -32005);
 }

@@ -1,0 +1,327 @@
+//! `vouch serve` as a process: the command line as its client, and what survives `kill -9` —
+//! of the SQLite server, and of a PostgreSQL worker — and four workers sharing 10,000 tasks.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use vouch_server::client::Client;
+use vouch_standin::postgres::Cluster;
+
+use crate::support::{render, vouch_in};
+
+/// A `vouch serve` process; killed when dropped.
+struct Served {
+    child: Child,
+    url: Option<String>,
+}
+
+impl Served {
+    /// Starts `vouch serve ARGS` in `dir`; waits for its first line.
+    fn start(dir: &Path, args: &[&str]) -> Served {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("vouch"))
+            .current_dir(dir)
+            .arg("serve")
+            .args(args)
+            .env("NO_COLOR", "1")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        let first = lines.next().unwrap().unwrap();
+        // Keep draining the request log so the server never blocks on a full pipe.
+        std::thread::spawn(move || for _ in lines.by_ref() {});
+        let url = first
+            .split_once("listening on ")
+            .map(|(_, rest)| rest.split_whitespace().next().unwrap().to_owned());
+        assert!(first.starts_with("vouch serve: "), "{first}");
+        Served { child, url }
+    }
+
+    fn client(&self) -> Client {
+        Client::new(self.url.as_deref().unwrap(), None)
+    }
+
+    /// Kills the process with SIGKILL, as a crash would.
+    fn kill9(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-9", &self.child.id().to_string()])
+            .status();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn id(n: u32) -> String {
+    format!("00000000-0000-4000-8000-{n:012}")
+}
+
+fn wait_for(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + limit;
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn lines(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+fn status(client: &Client, n: u32) -> String {
+    client
+        .call("tasks.get", &json!({"task_id": id(n)}))
+        .unwrap()["status"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[test]
+fn the_command_line_is_a_client_of_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Served::start(dir.path(), &["--listen", "127.0.0.1:0", "--db", "tasks.db"]);
+    let url = server.url.clone().unwrap();
+    let tree = json!({"task": {"id": id(1), "name": "release", "dependencies": [id(2)]},
+        "children": [{"task": {"id": id(2), "name": "build", "schemas": {"method": "command"}, "inputs": {"command": "echo built"}}}]});
+    std::fs::write(dir.path().join("tree.json"), tree.to_string()).unwrap();
+    let created = vouch_in(
+        dir.path(),
+        &[
+            "tasks",
+            "create",
+            "tree.json",
+            "--execute",
+            "--server",
+            &url,
+        ],
+    );
+    insta::assert_snapshot!(render(&created), @r"
+    exit: 0
+    ----- stdout -----
+    created 2 task(s); root 00000000-0000-4000-8000-000000000001
+    queued 2
+    ----- stderr -----
+    ");
+    let client = server.client();
+    wait_for("the tree", Duration::from_secs(30), || {
+        status(&client, 1) == "completed"
+    });
+    let tree = vouch_in(dir.path(), &["tasks", "tree", &id(1), "--server", &url]);
+    insta::assert_snapshot!(render(&tree), @r"
+    exit: 0
+    ----- stdout -----
+    release [completed] 00000000-0000-4000-8000-000000000001
+      build [completed] 00000000-0000-4000-8000-000000000002
+    ----- stderr -----
+    ");
+    let list = vouch_in(
+        dir.path(),
+        &["tasks", "list", "--status", "completed", "--server", &url],
+    );
+    assert!(
+        render(&list).contains("2 of 2 task(s)"),
+        "{}",
+        render(&list)
+    );
+    let get = vouch_in(
+        dir.path(),
+        &["tasks", "get", &id(2), "--server", &url, "--format", "json"],
+    );
+    let task: Value = serde_json::from_slice(&get.stdout).unwrap();
+    assert_eq!(task["result"]["stdout"], "built\n");
+    std::fs::write(
+        dir.path().join("bad.json"),
+        json!([{"id": id(8), "name": "a", "priority": 7}, {"id": id(9), "name": "b"}]).to_string(),
+    )
+    .unwrap();
+    let refused = vouch_in(
+        dir.path(),
+        &["tasks", "create", "bad.json", "--server", &url],
+    );
+    insta::assert_snapshot!(render(&refused), @r"
+    exit: 1
+    ----- stdout -----
+    tasks.create refused: Invalid params (-32602)
+      $: Multiple root tasks found: 00000000-0000-4000-8000-000000000008, 00000000-0000-4000-8000-000000000009 (-32012)
+      $.tasks[0].priority: Value out of range (-32005)
+    ----- stderr -----
+    ");
+    let gone = vouch_in(
+        dir.path(),
+        &["tasks", "list", "--server", "http://127.0.0.1:9"],
+    );
+    assert_eq!(gone.status.code(), Some(2), "{}", render(&gone));
+}
+
+#[test]
+fn a_killed_sqlite_server_loses_no_task_and_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("started");
+    let done = dir.path().join("finished");
+    let step = |n: u32, deps: &[u32], sleep: &str| {
+        json!({"id": id(n), "name": format!("s{n}"), "parent_id": (n > 1).then(|| id(1)),
+            "dependencies": deps.iter().map(|d| id(*d)).collect::<Vec<_>>(),
+            "schemas": {"method": "command"},
+            "inputs": {"command": format!("echo {n} >> {}; sleep {sleep}; echo {n} >> {}", log.display(), done.display())}})
+    };
+    let tasks = json!([step(1, &[3], "0"), step(2, &[], "0"), step(3, &[2], "3")]);
+    let args = [
+        "--listen",
+        "127.0.0.1:0",
+        "--db",
+        "tasks.db",
+        "--lease",
+        "1",
+        "--quiet",
+    ];
+    let mut server = Served::start(dir.path(), &args);
+    server
+        .client()
+        .call("tasks.execute", &json!({"tasks": tasks}))
+        .unwrap();
+    wait_for("step 3 to start", Duration::from_secs(30), || {
+        lines(&log).contains(&"3".to_owned())
+    });
+    server.kill9();
+    let server = Served::start(dir.path(), &args);
+    let client = server.client();
+    wait_for(
+        "the tree after the restart",
+        Duration::from_secs(60),
+        || status(&client, 1) == "completed",
+    );
+    for n in 1..=3 {
+        assert_eq!(status(&client, n), "completed");
+    }
+    // Step 3 started twice (the crash stopped its first run) and finished once.
+    assert_eq!(lines(&log), ["2", "3", "3", "1"]);
+    assert_eq!(lines(&done), ["2", "3", "1"]);
+}
+
+fn cluster() -> Cluster {
+    Cluster::start().unwrap_or_else(|e| panic!("a PostgreSQL cluster is needed: {e}"))
+}
+
+#[test]
+fn a_killed_postgres_worker_s_task_is_claimed_again_and_finishes_once() {
+    let pg = cluster();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("started");
+    let done = dir.path().join("finished");
+    let api = Served::start(
+        dir.path(),
+        &[
+            "--listen",
+            "127.0.0.1:0",
+            "--db",
+            pg.url(),
+            "--concurrency",
+            "0",
+            "--quiet",
+        ],
+    );
+    let worker_args = [
+        "--worker",
+        "--db",
+        pg.url(),
+        "--concurrency",
+        "1",
+        "--lease",
+        "1",
+    ];
+    let mut first = Served::start(dir.path(), &worker_args);
+    let command = format!(
+        "echo run >> {}; sleep 2; echo run >> {}",
+        log.display(),
+        done.display()
+    );
+    api.client()
+        .call("tasks.execute", &json!({"id": id(1), "name": "slow", "schemas": {"method": "command"}, "inputs": {"command": command}}))
+        .unwrap();
+    wait_for("the first run", Duration::from_secs(30), || {
+        !lines(&log).is_empty()
+    });
+    first.kill9();
+    let killed = Instant::now();
+    let _second = Served::start(dir.path(), &worker_args);
+    let client = api.client();
+    wait_for("the second run", Duration::from_secs(60), || {
+        status(&client, 1) == "completed"
+    });
+    assert!(
+        killed.elapsed() >= Duration::from_millis(900),
+        "re-claimed before the lease ran out"
+    );
+    assert_eq!(lines(&log).len(), 2, "claimed again after the lease");
+    assert_eq!(
+        lines(&done).len(),
+        1,
+        "the killed run must not finish as well"
+    );
+}
+
+#[test]
+fn four_postgres_workers_run_ten_thousand_tasks_exactly_once() {
+    let pg = cluster();
+    let dir = tempfile::tempdir().unwrap();
+    let runs = dir.path().join("runs");
+    let api = Served::start(
+        dir.path(),
+        &[
+            "--listen",
+            "127.0.0.1:0",
+            "--db",
+            pg.url(),
+            "--concurrency",
+            "0",
+            "--quiet",
+        ],
+    );
+    let n = 10_000u32;
+    let command = format!("echo \"$VOUCH_TASK_ID\" >> {}", runs.display());
+    let mut tasks = vec![json!({"id": id(0), "name": "root"})];
+    tasks.extend((1..=n).map(|i| {
+        json!({"id": id(i), "name": format!("t{i}"), "parent_id": id(0),
+        "schemas": {"method": "command"}, "inputs": {"command": command}})
+    }));
+    let client = api.client();
+    let started = Instant::now();
+    client
+        .call("tasks.execute", &json!({"tasks": tasks}))
+        .unwrap();
+    eprintln!("created and started in {:?}", started.elapsed());
+    let _workers: Vec<Served> = (0..4)
+        .map(|_| {
+            Served::start(
+                dir.path(),
+                &["--worker", "--db", pg.url(), "--concurrency", "2"],
+            )
+        })
+        .collect();
+    let completed = || match client.call("tasks.list", &json!({"status": "completed", "limit": 1}))
+    {
+        Ok(answer) => answer["total"].as_u64().unwrap(),
+        Err(e) => panic!("{e:?} after {:?}", started.elapsed()),
+    };
+    wait_for("10,000 tasks", Duration::from_secs(600), || {
+        completed() == u64::from(n) + 1
+    });
+    let ran = lines(&runs);
+    let unique: std::collections::HashSet<&String> = ran.iter().collect();
+    assert_eq!(ran.len(), n as usize, "every command ran exactly once");
+    assert_eq!(unique.len(), n as usize);
+}
