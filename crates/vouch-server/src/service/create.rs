@@ -233,7 +233,7 @@ fn created(checked: &Checked) -> Value {
 fn document(params: Option<&Value>, p: &Params<'_>) -> Result<Value, Failure> {
     let now = now().text;
     let mut doc = match (params, p.map()) {
-        (Some(Value::Array(items)), _) if !items.is_empty() && p.map().is_none() => {
+        (Some(Value::Array(items)), _) if items.len() > 1 || p.map().is_none() => {
             Value::Array(items.clone())
         }
         (_, Some(map)) if map.contains_key("tasks") => json!({"tasks": map["tasks"].clone()}),

@@ -20,9 +20,9 @@ impl<'a> Params<'a> {
             Some(Value::Array(items)) => match items.as_slice() {
                 [] => Ok(Params { map: None }),
                 [Value::Object(map)] => Ok(Params { map: Some(map) }),
-                _ => Err(Failure::invalid_params(
-                    "params must be an object (named parameters)",
-                )),
+                // Positional: a list of tasks (`tasks.create`, `tasks.execute`); methods that
+                // need named parameters say which is missing.
+                _ => Ok(Params { map: None }),
             },
             Some(_) => Err(Failure::invalid_params("params must be an object")),
         }

@@ -272,42 +272,67 @@ pub(crate) fn settle(
     let mut cancelled = Vec::new();
     let mut queue = vec![(id.to_owned(), status)];
     while let Some((done, status)) = queue.pop() {
-        if status == Status::Completed {
-            sql.exec(
-                "UPDATE tasks SET waiting = waiting - 1 WHERE status = 'pending' AND waiting > 0 \
-                 AND id IN (SELECT task_id FROM deps WHERE dep_id = ?)",
-                &[done.as_str().into()],
-            )?;
-            continue;
-        }
-        sql.exec(
-            "UPDATE tasks SET waiting = waiting - 1 WHERE status = 'pending' AND waiting > 0 \
-             AND id IN (SELECT task_id FROM deps WHERE dep_id = ? AND required = 0)",
+        // Found through the dependency index first, then updated by id: the plan never
+        // depends on how many other tasks are pending.
+        let dependents = sql.query(
+            "SELECT task_id, required FROM deps WHERE dep_id = ?",
             &[done.as_str().into()],
         )?;
+        let (required, optional): (Vec<&Row>, Vec<&Row>) = dependents
+            .iter()
+            .partition(|r| r.get(1).and_then(Val::int) == Some(1));
+        let ids = |rows: &[&Row]| -> Vec<Val> {
+            rows.iter().filter_map(|r| r.first().cloned()).collect()
+        };
+        let (settled, blocked) = if status == Status::Completed {
+            (
+                ids(&[required.as_slice(), optional.as_slice()].concat()),
+                Vec::new(),
+            )
+        } else {
+            (ids(&optional), ids(&required))
+        };
+        for chunk in settled.chunks(500) {
+            let marks = vec!["?"; chunk.len()].join(", ");
+            sql.exec(
+                &format!(
+                    "UPDATE tasks SET waiting = waiting - 1 \
+                     WHERE id IN ({marks}) AND status = 'pending' AND waiting > 0"
+                ),
+                chunk,
+            )?;
+        }
+        if blocked.is_empty() {
+            continue;
+        }
         let error = serde_json::json!({
             "message": format!("required dependency {done} is {status}"),
             "reason": "dependency_not_satisfied",
             "dependency": done,
         })
         .to_string();
-        let hit = sql.query(
-            "UPDATE tasks SET status = 'cancelled', cascaded = 1, queued = 0, error = ?, \
-             completed_at = ?, updated_at = ? \
-             WHERE status = 'pending' AND id IN (SELECT task_id FROM deps WHERE dep_id = ? AND required = 1) \
-             RETURNING id",
-            &[
-                error.into(),
+        for chunk in blocked.chunks(500) {
+            let marks = vec!["?"; chunk.len()].join(", ");
+            let mut params: Vec<Val> = vec![
+                error.as_str().into(),
                 now.text.as_str().into(),
                 now.text.as_str().into(),
-                done.as_str().into(),
-            ],
-        )?;
-        for row in hit {
-            if let Some(t) = row.first().and_then(Val::text) {
-                event(sql, t, "task_cancelled")?;
-                cancelled.push(t.to_owned());
-                queue.push((t.to_owned(), Status::Cancelled));
+            ];
+            params.extend_from_slice(chunk);
+            let hit = sql.query(
+                &format!(
+                    "UPDATE tasks SET status = 'cancelled', cascaded = 1, queued = 0, error = ?, \
+                     completed_at = ?, updated_at = ? \
+                     WHERE id IN ({marks}) AND status = 'pending' RETURNING id"
+                ),
+                &params,
+            )?;
+            for row in hit {
+                if let Some(t) = row.first().and_then(Val::text) {
+                    event(sql, t, "task_cancelled")?;
+                    cancelled.push(t.to_owned());
+                    queue.push((t.to_owned(), Status::Cancelled));
+                }
             }
         }
     }

@@ -28,7 +28,6 @@ CREATE INDEX tasks_ready ON tasks (priority, seq) WHERE queued = 1 AND status = 
 CREATE INDEX tasks_leased ON tasks (lease_until) WHERE status = 'in_progress';
 CREATE INDEX tasks_root ON tasks (root_id, seq);
 CREATE INDEX tasks_parent ON tasks (parent_id);
-CREATE INDEX tasks_status ON tasks (status, seq);
 CREATE INDEX tasks_user ON tasks (user_id, seq);
 
 CREATE TABLE deps (

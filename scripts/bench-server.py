@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+"""Timings of `vouch serve` for docs/performance.md, and the same trees on apflow 0.18.2.
+
+Usage: scripts/bench-server.py [--runs N] [--apflow PATH/TO/apflow-server] [--skip-postgres]
+
+Every figure is the median of --runs runs (default 5), measured from the client over HTTP on
+127.0.0.1, each run on fresh ids:
+  create-10k    tasks.create of a 10,000-task tree (one request)
+  create-1k     tasks.create of a 1,000-task tree
+  run-1k        tasks.execute of a stored 1,000-task tree of trivial tasks (aggregate_results),
+                until its root (which depends on every other task) completed
+  run-10k       the same with 10,000 tasks (SQLite)
+  pg-1w, pg-4w  10,000 trivial tasks through PostgreSQL with 1 and 4 `vouch serve --worker`
+                processes (2 at once each): tasks per second
+The PostgreSQL cluster is a throwaway one (initdb + pg_ctl on a socket in a temporary folder;
+run as root, it runs as the `postgres` user). apflow runs with its default store (DuckDB) and
+its own executor `aggregate_results_executor`; its trees are the same but for that name.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+import uuid
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+VOUCH = os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")), "release", "vouch")
+
+
+def rpc(url, method, params, timeout=600):
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
+    req = urllib.request.Request(url, body, {"content-type": "application/json"})
+    with urllib.request.urlopen(req, timeout=timeout) as r:
+        answer = json.loads(r.read())
+    if "error" in answer:
+        raise RuntimeError(f"{method}: {answer['error']}")
+    return answer["result"]
+
+
+def tree(n, method):
+    """A root depending on n-1 trivial children."""
+    ids = [str(uuid.uuid4()) for _ in range(n)]
+    tasks = [{"id": ids[0], "name": "root", "user_id": "bench", "schemas": {"method": method},
+              "dependencies": [{"id": i, "required": True} for i in ids[1:]]}]
+    tasks += [{"id": i, "name": f"t{k}", "user_id": "bench", "parent_id": ids[0],
+               "schemas": {"method": method}, "dependencies": []} for k, i in enumerate(ids[1:])]
+    return ids[0], tasks
+
+
+def wait_up(url, proc):
+    for _ in range(600):
+        if proc.poll() is not None:
+            sys.exit(f"the server at {url} exited")
+        try:
+            urllib.request.urlopen(urllib.request.Request(url, b"{}", {"content-type": "application/json"}), timeout=1)
+            return
+        except urllib.error.HTTPError:
+            return
+        except OSError:
+            time.sleep(0.1)
+    sys.exit(f"the server at {url} did not start")
+
+
+def status(url, task_id):
+    return rpc(url, "tasks.get", {"task_id": task_id})["status"]
+
+
+def wait_done(url, root):
+    while True:
+        s = status(url, root)
+        if s in ("completed", "failed", "cancelled"):
+            return s
+        time.sleep(0.01)
+
+
+class Vouch:
+    name = "vouch"
+    method = "aggregate_results"
+
+    def __init__(self, db, port, concurrency):
+        self.url = f"http://127.0.0.1:{port}/"
+        self.proc = subprocess.Popen([VOUCH, "serve", "--quiet", "--listen", f"127.0.0.1:{port}", "--db", db,
+                                      "--concurrency", str(concurrency)], stderr=subprocess.DEVNULL)
+        wait_up(self.url, self.proc)
+
+    def create(self, tasks):
+        return rpc(self.url, "tasks.create", {"tasks": tasks})
+
+    def execute(self, root):
+        return rpc(self.url, "tasks.execute", {"task_id": root})
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait()
+
+
+class Apflow:
+    name = "apflow 0.18.2"
+    method = "aggregate_results_executor"
+
+    def __init__(self, server, workdir):
+        self.url = "http://127.0.0.1:8000/tasks"
+        self.proc = subprocess.Popen([server], cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_up(self.url, self.proc)
+
+    def create(self, tasks):
+        return rpc(self.url, "tasks.create", tasks)
+
+    def execute(self, root):
+        return rpc(self.url, "tasks.execute", {"task_id": root})
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait()
+
+
+def median_of(runs, f):
+    times = [f() for _ in range(runs)]
+    return statistics.median(times), times
+
+
+def timed_create(service, n):
+    _, tasks = tree(n, service.method)
+    t = time.perf_counter()
+    service.create(tasks)
+    return time.perf_counter() - t
+
+
+def timed_run(service, n):
+    root, tasks = tree(n, service.method)
+    service.create(tasks)
+    t = time.perf_counter()
+    service.execute(root)
+    end = wait_done(service.url, root)
+    if end != "completed":
+        raise RuntimeError(f"{service.name}: the tree ended {end}")
+    return time.perf_counter() - t
+
+
+class Postgres:
+    def __init__(self):
+        bins = sorted(d for d in os.listdir("/usr/lib/postgresql"))
+        self.bin = f"/usr/lib/postgresql/{bins[-1]}/bin"
+        self.dir = tempfile.mkdtemp(prefix="vouch-bench-pg-")
+        os.chmod(self.dir, 0o755)
+        self.as_pg = os.geteuid() == 0
+        if self.as_pg:
+            shutil.chown(self.dir, "postgres", "postgres")
+        self.sh(["initdb", "-D", f"{self.dir}/data", "-U", "postgres", "--auth=trust", "--no-sync"])
+        self.sh(["pg_ctl", "-D", f"{self.dir}/data", "-o", f"-k {self.dir} -c listen_addresses='' -c max_connections=200",
+                 "-l", f"{self.dir}/log", "-w", "start"])
+        self.url = f"postgres://postgres@localhost/postgres?host={self.dir}"
+
+    def sh(self, argv):
+        argv = [f"{self.bin}/{argv[0]}"] + argv[1:]
+        if self.as_pg:
+            argv = ["runuser", "-u", "postgres", "--"] + argv
+        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def stop(self):
+        self.sh(["pg_ctl", "-D", f"{self.dir}/data", "-m", "fast", "-w", "stop"])
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def pg_throughput(pg, workers, n, port):
+    api = Vouch(pg.url, port, 0)
+    root, tasks = tree(n, "aggregate_results")
+    api.create(tasks)
+    procs = [subprocess.Popen([VOUCH, "serve", "--worker", "--db", pg.url, "--concurrency", "2"],
+                              stderr=subprocess.DEVNULL) for _ in range(workers)]
+    time.sleep(1.0)  # the workers connect and migrate before the clock starts
+    t = time.perf_counter()
+    api.execute(root)
+    wait_done(api.url, root)
+    took = time.perf_counter() - t
+    for p in procs:
+        p.terminate()
+        p.wait()
+    api.stop()
+    return n / took
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--apflow")
+    ap.add_argument("--skip-postgres", action="store_true")
+    args = ap.parse_args()
+    if not os.path.exists(VOUCH):
+        sys.exit(f"build it first: cargo build --release -p vouch-cli ({VOUCH})")
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        services = [("vouch", lambda: Vouch(os.path.join(tmp, "tasks.db"), 18790, 2))]
+        if args.apflow:
+            services.append(("apflow 0.18.2", lambda: Apflow(args.apflow, tmp)))
+        for name, start in services:
+            s = start()
+            try:
+                for label, f, n in [("create-1k", timed_create, 1000), ("create-10k", timed_create, 10000),
+                                    ("run-1k", timed_run, 1000), ("run-10k", timed_run, 10000)]:
+                    if name != "vouch" and label == "run-10k":
+                        continue
+                    med, times = median_of(args.runs, lambda: f(s, n))
+                    results[(name, label)] = med
+                    print(f"{name:14} {label:10} median {med * 1000:9.1f} ms  runs {[round(x * 1000, 1) for x in times]}", flush=True)
+            finally:
+                s.stop()
+    if not args.skip_postgres:
+        pg = Postgres()
+        try:
+            for w in (1, 4):
+                rates = [pg_throughput(pg, w, 10000, 18791) for _ in range(max(1, args.runs // 2))]
+                print(f"{'vouch':14} pg-{w}w      median {statistics.median(rates):9.0f} tasks/s  runs {[round(r) for r in rates]}", flush=True)
+        finally:
+            pg.stop()
+
+
+if __name__ == "__main__":
+    main()
