@@ -18,10 +18,9 @@ impl<'a> Params<'a> {
             None | Some(Value::Null) => Ok(Params { map: None }),
             Some(Value::Object(map)) => Ok(Params { map: Some(map) }),
             Some(Value::Array(items)) => match items.as_slice() {
-                [] => Ok(Params { map: None }),
                 [Value::Object(map)] => Ok(Params { map: Some(map) }),
-                // Positional: a list of tasks (`tasks.create`, `tasks.execute`); methods that
-                // need named parameters say which is missing.
+                // Nothing, or positional: a list of tasks (`tasks.create`, `tasks.execute`);
+                // methods that need named parameters say which is missing.
                 _ => Ok(Params { map: None }),
             },
             Some(_) => Err(Failure::invalid_params("params must be an object")),

@@ -8,4 +8,5 @@ mod common;
 mod conformance;
 mod events;
 mod lifecycle;
+mod model;
 mod postgres;
