@@ -2,6 +2,7 @@
 """Timings of `vouch serve` for docs/performance.md, and the same trees on apflow 0.18.2.
 
 Usage: scripts/bench-server.py [--runs N] [--apflow PATH/TO/apflow-server] [--skip-postgres]
+                              [--skip-vouch] [--only FIGURE...]
 
 Every figure is the median of --runs runs (default 5), measured from the client over HTTP on
 127.0.0.1, each run on fresh ids:
@@ -120,8 +121,11 @@ class Apflow:
         self.proc.wait()
 
 
-def median_of(runs, f):
-    times = [f() for _ in range(runs)]
+def median_of(runs, f, label=""):
+    times = []
+    for k in range(runs):
+        times.append(f())
+        print(f"  {label} run {k + 1}: {times[-1] * 1000:.1f} ms", file=sys.stderr, flush=True)
     return statistics.median(times), times
 
 
@@ -191,12 +195,14 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--apflow")
     ap.add_argument("--skip-postgres", action="store_true")
+    ap.add_argument("--skip-vouch", action="store_true", help="only apflow's figures")
+    ap.add_argument("--only", nargs="*", help="only these figures: create-1k create-10k run-1k run-10k")
     args = ap.parse_args()
     if not os.path.exists(VOUCH):
         sys.exit(f"build it first: cargo build --release -p vouch-cli ({VOUCH})")
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
-        services = [("vouch", lambda: Vouch(os.path.join(tmp, "tasks.db"), 18790, 2))]
+        services = [] if args.skip_vouch else [("vouch", lambda: Vouch(os.path.join(tmp, "tasks.db"), 18790, 2))]
         if args.apflow:
             services.append(("apflow 0.18.2", lambda: Apflow(args.apflow, tmp)))
         for name, start in services:
@@ -206,7 +212,9 @@ def main():
                                     ("run-1k", timed_run, 1000), ("run-10k", timed_run, 10000)]:
                     if name != "vouch" and label == "run-10k":
                         continue
-                    med, times = median_of(args.runs, lambda: f(s, n))
+                    if args.only and label not in args.only:
+                        continue
+                    med, times = median_of(args.runs, lambda: f(s, n), f"{name} {label}")
                     results[(name, label)] = med
                     print(f"{name:14} {label:10} median {med * 1000:9.1f} ms  runs {[round(x * 1000, 1) for x in times]}", flush=True)
             finally:

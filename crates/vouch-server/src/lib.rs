@@ -1,7 +1,11 @@
 //! `vouch serve`: the task protocol's engine behind a JSON-RPC 2.0 service.
 //!
 //! - [`rpc`]: JSON-RPC 2.0, independent of the transport.
+//! - [`service`]: the protocol's methods (`tasks.*`, `system.health`) over a store.
 //! - [`store`]: where tasks live (SQLite by default, PostgreSQL for several workers).
+//! - [`engine`]: workers that claim ready tasks under leases and run their executors.
+//! - [`http`]: the HTTP transport and the Server-Sent Events stream; [`serve`] wires it all.
+//! - [`client`]: a client of the service, for the command line.
 //!
 //! ```
 //! use serde_json::{Value, json};

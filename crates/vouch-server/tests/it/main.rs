@@ -7,6 +7,7 @@
 mod common;
 mod conformance;
 mod events;
+mod executors;
 mod lifecycle;
 mod model;
 mod postgres;

@@ -33,7 +33,11 @@ fn specs() -> impl Strategy<Value = Vec<Spec>> {
                     .prop_map(|(mut deps, fails, priority)| {
                         deps.sort_unstable();
                         deps.dedup_by_key(|d| d.0);
-                        Spec { deps, fails, priority }
+                        Spec {
+                            deps,
+                            fails,
+                            priority,
+                        }
                     })
                     .boxed()
             })
