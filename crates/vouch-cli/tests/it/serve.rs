@@ -41,6 +41,22 @@ impl Served {
         Served { child, url }
     }
 
+    /// Starts a server that only answers requests (no worker) on the store at `db`.
+    fn api(dir: &Path, db: &str) -> Served {
+        Served::start(
+            dir,
+            &[
+                "--listen",
+                "127.0.0.1:0",
+                "--db",
+                db,
+                "--concurrency",
+                "0",
+                "--quiet",
+            ],
+        )
+    }
+
     fn client(&self) -> Client {
         Client::new(self.url.as_deref().unwrap(), None)
     }
@@ -222,18 +238,7 @@ fn a_killed_postgres_worker_s_task_is_claimed_again_and_finishes_once() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("started");
     let done = dir.path().join("finished");
-    let api = Served::start(
-        dir.path(),
-        &[
-            "--listen",
-            "127.0.0.1:0",
-            "--db",
-            pg.url(),
-            "--concurrency",
-            "0",
-            "--quiet",
-        ],
-    );
+    let api = Served::api(dir.path(), pg.url());
     let worker_args = [
         "--worker",
         "--db",
@@ -279,18 +284,7 @@ fn four_postgres_workers_run_ten_thousand_tasks_exactly_once() {
     let pg = cluster();
     let dir = tempfile::tempdir().unwrap();
     let runs = dir.path().join("runs");
-    let api = Served::start(
-        dir.path(),
-        &[
-            "--listen",
-            "127.0.0.1:0",
-            "--db",
-            pg.url(),
-            "--concurrency",
-            "0",
-            "--quiet",
-        ],
-    );
+    let api = Served::api(dir.path(), pg.url());
     let n = 10_000u32;
     let command = format!("echo \"$VOUCH_TASK_ID\" >> {}", runs.display());
     let mut tasks = vec![json!({"id": id(0), "name": "root"})];

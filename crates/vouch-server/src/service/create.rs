@@ -77,12 +77,7 @@ impl Service {
     pub(super) fn copy(&self, p: &Params<'_>) -> Result<Value, Failure> {
         let id = p.task_id()?;
         let with_children = p.flag("copy_children", false)?;
-        let root = self
-            .store
-            .root_of(&id)
-            .map_err(|e| internal(&e))?
-            .ok_or_else(|| not_found(&id))?;
-        let tree = self.store.tree(&root).map_err(|e| internal(&e))?;
+        let tree = self.tree_of(&id)?;
         let (tasks, dropped) = copy_of(&tree, &id, with_children);
         let text = serde_json::to_string(&tasks).map_err(|e| Failure::internal(e.to_string()))?;
         let checked = self.check_text(&text)?;

@@ -61,6 +61,16 @@ impl Service {
     pub fn store(&self) -> &Arc<Store> {
         &self.store
     }
+
+    /// Returns every task of task `id`'s tree (-32001 for an unknown id).
+    fn tree_of(&self, id: &str) -> Result<Vec<vouch_tasks::Task>, Failure> {
+        let root = self
+            .store
+            .root_of(id)
+            .map_err(|e| internal(&e))?
+            .ok_or_else(|| not_found(id))?;
+        self.store.tree(&root).map_err(|e| internal(&e))
+    }
 }
 
 impl Methods for Service {

@@ -68,12 +68,7 @@ impl Service {
 
     pub(super) fn tree(&self, p: &Params<'_>) -> Result<Value, Failure> {
         let id = p.task_id()?;
-        let root = self
-            .store
-            .root_of(&id)
-            .map_err(|e| internal(&e))?
-            .ok_or_else(|| not_found(&id))?;
-        let tasks = self.store.tree(&root).map_err(|e| internal(&e))?;
+        let tasks = self.tree_of(&id)?;
         nest(&tasks, &id).ok_or_else(|| {
             Failure::invalid_params(format!(
                 "the tree under {id} is deeper than {TREE_DEPTH} levels; read it with tasks.children"

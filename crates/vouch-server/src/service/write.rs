@@ -17,12 +17,7 @@ const FIXED_WHILE_EXECUTING: &[&str] = &["parent_id", "user_id"];
 impl Service {
     pub(super) fn update(&self, p: &Params<'_>) -> Result<Value, Failure> {
         let id = p.task_id()?;
-        let root = self
-            .store
-            .root_of(&id)
-            .map_err(|e| internal(&e))?
-            .ok_or_else(|| not_found(&id))?;
-        let mut tree = self.store.tree(&root).map_err(|e| internal(&e))?;
+        let mut tree = self.tree_of(&id)?;
         let at = tree
             .iter()
             .position(|t| t.id == id)
@@ -138,12 +133,7 @@ impl Service {
             .string("reason")?
             .unwrap_or("cancelled by request")
             .to_owned();
-        let root = self
-            .store
-            .root_of(&id)
-            .map_err(|e| internal(&e))?
-            .ok_or_else(|| not_found(&id))?;
-        let tree = self.store.tree(&root).map_err(|e| internal(&e))?;
+        let tree = self.tree_of(&id)?;
         let Some(task) = tree.iter().find(|t| t.id == id) else {
             return Err(not_found(&id));
         };

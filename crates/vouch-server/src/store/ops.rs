@@ -164,29 +164,42 @@ pub(crate) fn insert(sql: &mut dyn Sql, tasks: &[Task], root: &str) -> Result<()
             params.extend([
                 task.id.as_str().into(),
                 root.into(),
-                task.parent_id.clone().into(),
-                task.user_id.clone().into(),
-                i64::from(task.priority).into(),
-                task.status.as_str().into(),
-                task.progress.into(),
-                json_text(task.result.as_ref()),
-                json_text(task.error.as_ref()),
                 task.created_at.clone().into(),
-                task.updated_at.clone().into(),
-                task.started_at.clone().into(),
-                task.completed_at.clone().into(),
-                body(task)?.into(),
             ]);
+            params.extend(written(task)?);
         }
         let rows = vec!["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"; chunk.len()].join(", ");
         sql.exec(
-            &format!(
-                "INSERT INTO tasks (id, root_id, parent_id, user_id, priority, status, progress, \
-                 result, error, created_at, updated_at, started_at, completed_at, body) VALUES {rows}"
-            ),
+            &format!("INSERT INTO tasks (id, root_id, created_at, {WRITTEN}) VALUES {rows}"),
             &params,
         )?;
     }
+    insert_deps(sql, tasks)
+}
+
+/// The columns a caller's task sets, in the order [`written`] gives their values.
+const WRITTEN: &str = "parent_id, user_id, priority, status, progress, result, error, \
+     updated_at, started_at, completed_at, body";
+
+/// The values of [`WRITTEN`] for `task`.
+fn written(task: &Task) -> Result<[Val; 11], StoreError> {
+    Ok([
+        task.parent_id.clone().into(),
+        task.user_id.clone().into(),
+        i64::from(task.priority).into(),
+        task.status.as_str().into(),
+        task.progress.into(),
+        json_text(task.result.as_ref()),
+        json_text(task.error.as_ref()),
+        task.updated_at.clone().into(),
+        task.started_at.clone().into(),
+        task.completed_at.clone().into(),
+        body(task)?.into(),
+    ])
+}
+
+/// Records the dependencies of `tasks`.
+fn insert_deps(sql: &mut dyn Sql, tasks: &[Task]) -> Result<(), StoreError> {
     let deps: Vec<(&str, String, bool)> = tasks
         .iter()
         .flat_map(|t| {
@@ -659,27 +672,24 @@ pub(crate) fn replace(
     expected: Status,
     now: &Now,
 ) -> Result<bool, StoreError> {
+    let sets = WRITTEN
+        .split(',')
+        .map(|c| format!("{} = ?", c.trim()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut params: Vec<Val> = written(task)?.into();
+    params.extend([
+        task.status.as_str().into(),
+        task.id.as_str().into(),
+        expected.as_str().into(),
+    ]);
     let n = sql.exec(
-        "UPDATE tasks SET parent_id = ?, user_id = ?, priority = ?, status = ?, progress = ?, \
-         result = ?, error = ?, updated_at = ?, started_at = ?, completed_at = ?, body = ?, \
-         lease_until = CASE WHEN ? = 'in_progress' THEN lease_until ELSE NULL END \
-         WHERE id = ? AND status = ?",
-        &[
-            task.parent_id.clone().into(),
-            task.user_id.clone().into(),
-            i64::from(task.priority).into(),
-            task.status.as_str().into(),
-            task.progress.into(),
-            json_text(task.result.as_ref()),
-            json_text(task.error.as_ref()),
-            task.updated_at.clone().into(),
-            task.started_at.clone().into(),
-            task.completed_at.clone().into(),
-            body(task)?.into(),
-            task.status.as_str().into(),
-            task.id.as_str().into(),
-            expected.as_str().into(),
-        ],
+        &format!(
+            "UPDATE tasks SET {sets}, \
+             lease_until = CASE WHEN ? = 'in_progress' THEN lease_until ELSE NULL END \
+             WHERE id = ? AND status = ?"
+        ),
+        &params,
     )?;
     if n != 1 {
         return Ok(false);
@@ -688,17 +698,7 @@ pub(crate) fn replace(
         "DELETE FROM deps WHERE task_id = ?",
         &[task.id.as_str().into()],
     )?;
-    for dep in &task.dependencies {
-        sql.exec(
-            "INSERT INTO deps (task_id, dep_id, required) VALUES (?, ?, ?) \
-             ON CONFLICT (task_id, dep_id) DO NOTHING",
-            &[
-                task.id.as_str().into(),
-                dep.id.to_ascii_lowercase().into(),
-                i64::from(dep.required).into(),
-            ],
-        )?;
-    }
+    insert_deps(sql, std::slice::from_ref(task))?;
     if task.status != expected {
         event(sql, &task.id, kind_of(task.status))?;
         if task.status.is_terminal() {
