@@ -62,28 +62,26 @@ impl Server {
 
     /// Posts `body` to `path` with `headers`; returns the status and the body.
     pub(crate) fn post(&self, path: &str, body: &str, headers: &[(&str, &str)]) -> (u16, String) {
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        runtime.block_on(async {
-            let client = reqwest::Client::new();
-            let mut request = client
-                .post(format!("{}{path}", self.url))
+        let body = body.to_owned();
+        self.send(headers, |client, url| {
+            client
+                .post(format!("{url}{path}"))
                 .header("content-type", "application/json")
-                .body(body.to_owned());
-            for (k, v) in headers {
-                request = request.header(*k, *v);
-            }
-            let response = request.send().await.unwrap();
-            let status = response.status().as_u16();
-            (status, response.text().await.unwrap())
+                .body(body)
         })
     }
 
     /// Gets `path` with `headers`, reading the body to its end.
     pub(crate) fn get(&self, path: &str, headers: &[(&str, &str)]) -> (u16, String) {
+        self.send(headers, |client, url| client.get(format!("{url}{path}")))
+    }
+
+    /// Sends the request `build` makes, with `headers`; returns the status and the whole body.
+    fn send(
+        &self,
+        headers: &[(&str, &str)],
+        build: impl FnOnce(&reqwest::Client, &str) -> reqwest::RequestBuilder,
+    ) -> (u16, String) {
         let _ = rustls::crypto::ring::default_provider().install_default();
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -94,7 +92,7 @@ impl Server {
                 .timeout(Duration::from_secs(60))
                 .build()
                 .unwrap();
-            let mut request = client.get(format!("{}{path}", self.url));
+            let mut request = build(&client, &self.url);
             for (k, v) in headers {
                 request = request.header(*k, *v);
             }
