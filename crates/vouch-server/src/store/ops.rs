@@ -229,12 +229,18 @@ fn insert_deps(sql: &mut dyn Sql, tasks: &[Task]) -> Result<(), StoreError> {
     Ok(())
 }
 
-/// Appends an event of task `id` to its tree's stream, built from the task as stored now.
-pub(crate) fn event(sql: &mut dyn Sql, id: &str, kind: &str) -> Result<(), StoreError> {
-    let Some(task) = get(sql, id)? else {
-        return Ok(());
+/// Appends an event of task `id` to its tree's stream, built from the task as stored now;
+/// returns that task.
+pub(crate) fn event(sql: &mut dyn Sql, id: &str, kind: &str) -> Result<Option<Task>, StoreError> {
+    let rows = sql.query(
+        &format!("SELECT {COLUMNS} FROM tasks WHERE id = ?"),
+        &[id.into()],
+    )?;
+    let Some(row) = rows.first() else {
+        return Ok(None);
     };
-    let root = root_of(sql, id)?.unwrap_or_else(|| id.to_owned());
+    let task = task_of(row)?;
+    let root = row.get(10).and_then(Val::text).unwrap_or(id).to_owned();
     let mut data = Map::new();
     data.insert("task_id".into(), Value::String(task.id.clone()));
     data.insert("status".into(), Value::String(task.status.as_str().into()));
@@ -260,7 +266,7 @@ pub(crate) fn event(sql: &mut dyn Sql, id: &str, kind: &str) -> Result<(), Store
             Value::Object(data).to_string().into(),
         ],
     )?;
-    Ok(())
+    Ok(Some(task))
 }
 
 /// The event kind of a status.
@@ -405,8 +411,7 @@ pub(crate) fn claim(
             ) else {
                 continue;
             };
-            event(sql, id, "task_status_update")?;
-            if let Some(task) = get(sql, id)? {
+            if let Some(task) = event(sql, id, "task_status_update")? {
                 claimed.push(Claimed { task, attempt });
             }
         }
