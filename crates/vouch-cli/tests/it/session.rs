@@ -197,3 +197,14 @@ fn receipts_list_each_command_and_whether_strict_evidence_counts_it() {
         Some(64)
     );
 }
+
+/// Claude Code writes files holding only session summaries, or only file-history snapshots:
+/// they are Claude Code files, read as empty sessions, not refused as an unknown format.
+#[test]
+fn claude_code_files_of_summaries_or_snapshots_alone_read_as_empty_sessions() {
+    for fixture in ["claude/summary-only.jsonl", "claude/snapshot-only.jsonl"] {
+        let out = vouch(&["session", "stats", fixture]);
+        assert_eq!(out.status.code(), Some(0), "{}", render(&out));
+        insta::assert_snapshot!(fixture.replace(['/', '.'], "_"), render(&out));
+    }
+}

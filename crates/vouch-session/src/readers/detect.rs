@@ -90,6 +90,24 @@ mod tests {
     }
 
     #[test]
+    fn claude_code_files_of_summaries_or_snapshots_alone_are_claude_code() {
+        assert_eq!(
+            d(
+                r#"{"type":"summary","summary":"Fixing the login bug","leafUuid":"0b5e2a1c-1f2e-4d3c-9b8a-7f6e5d4c3b2a"}"#
+            ),
+            Some(Format::ClaudeCode)
+        );
+        assert_eq!(
+            d(
+                r#"{"type":"file-history-snapshot","messageId":"3b1e","snapshot":{"messageId":"3b1e","trackedFileBackups":{}},"isSnapshotUpdate":false}"#
+            ),
+            Some(Format::ClaudeCode)
+        );
+        // A summary-like record without Claude Code's keys is not taken for one.
+        assert_eq!(d(r#"{"type":"summary","summary":"x"}"#), None);
+    }
+
+    #[test]
     fn detects_each_format() {
         assert_eq!(d(r#"{"vouch":1,"type":"session"}"#), Some(Format::Vouch));
         assert_eq!(

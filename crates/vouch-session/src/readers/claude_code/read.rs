@@ -89,7 +89,9 @@ const CLAUDE_TYPES: &[&str] = &[
     "result",
 ];
 
-/// A record of a Claude Code type with a session key or a message is surely Claude Code.
+/// A record of a Claude Code type with a session key or a message is surely Claude Code; so
+/// are its session summaries (`leafUuid`) and file-history snapshots (`snapshot`), which some of
+/// its files hold alone (such a file reads as an empty session).
 fn sniff_record(record: &serde_json::Map<String, serde_json::Value>) -> Match {
     let has = |key: &str| record.contains_key(key);
     let kind = record.get("type").and_then(serde_json::Value::as_str);
@@ -98,6 +100,8 @@ fn sniff_record(record: &serde_json::Map<String, serde_json::Value>) -> Match {
         Some(kind) if CLAUDE_TYPES.contains(&kind) && (session_keys || has("message")) => {
             Match::Sure
         }
+        Some("summary") if has("leafUuid") => Match::Sure,
+        Some("file-history-snapshot") if has("snapshot") && has("messageId") => Match::Sure,
         _ => Match::No,
     }
 }
