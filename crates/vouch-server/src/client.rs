@@ -24,6 +24,16 @@ pub enum ClientError {
     Transport(String),
 }
 
+/// Returns an HTTP client with `timeout` per request. reqwest is built without a crypto
+/// provider of its own: rustls uses ring, installed once per process.
+pub(crate) fn http_client(timeout: Duration) -> Result<reqwest::Client, String> {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+        .timeout(timeout)
+        .build()
+        .map_err(|e| format!("cannot make an HTTP client: {e}"))
+}
+
 /// A client of one server.
 #[derive(Debug, Clone)]
 pub struct Client {
@@ -68,11 +78,7 @@ impl Client {
     }
 
     async fn post(&self, body: String) -> Result<Value, ClientError> {
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let client = reqwest::Client::builder()
-            .timeout(self.timeout)
-            .build()
-            .map_err(|e| ClientError::Transport(e.to_string()))?;
+        let client = http_client(self.timeout).map_err(ClientError::Transport)?;
         let mut request = client
             .post(&self.url)
             .header("content-type", "application/json")

@@ -285,10 +285,9 @@ impl Executor for Http {
 }
 
 async fn request(inputs: &Map<String, Value>, timeout: Duration) -> Outcome {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let client = match reqwest::Client::builder().timeout(timeout).build() {
+    let client = match crate::client::http_client(timeout) {
         Ok(c) => c,
-        Err(e) => return failed(format!("cannot make an HTTP client: {e}"), Value::Null),
+        Err(e) => return failed(e, Value::Null),
     };
     let url = string(inputs, "url").unwrap_or_default();
     let method = string(inputs, "method")

@@ -9,7 +9,8 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-/// The error codes: JSON-RPC's own and the task protocol's.
+/// The error codes: JSON-RPC's own and the task protocol's (those validation reports carry
+/// are vouch-tasks' own constants).
 pub mod code {
     /// The body is not JSON.
     pub const PARSE_ERROR: i32 = -32700;
@@ -18,33 +19,33 @@ pub mod code {
     /// No such method.
     pub const METHOD_NOT_FOUND: i32 = -32601;
     /// The parameters are wrong (several kinds of error at once, for task data).
-    pub const INVALID_PARAMS: i32 = -32602;
+    pub const INVALID_PARAMS: i32 = vouch_tasks::code::INVALID_PARAMS;
     /// The service failed.
     pub const INTERNAL_ERROR: i32 = -32603;
     /// No task with that id.
     pub const TASK_NOT_FOUND: i32 = -32001;
     /// Dependencies form a cycle (`data.cycle`).
-    pub const CIRCULAR_DEPENDENCY: i32 = -32002;
+    pub const CIRCULAR_DEPENDENCY: i32 = vouch_tasks::code::CIRCULAR_DEPENDENCY;
     /// No executor for the task's method.
     pub const EXECUTOR_NOT_FOUND: i32 = -32003;
     /// The bearer token is missing or wrong.
     pub const UNAUTHORIZED: i32 = -32004;
     /// A field or an input does not match its schema.
-    pub const INVALID_SCHEMA: i32 = -32005;
+    pub const INVALID_SCHEMA: i32 = vouch_tasks::code::VALIDATION;
     /// The state machine does not allow the transition.
-    pub const INVALID_TRANSITION: i32 = -32006;
+    pub const INVALID_TRANSITION: i32 = vouch_tasks::code::INVALID_TRANSITION;
     /// A dependency is not satisfied.
-    pub const DEPENDENCY_NOT_SATISFIED: i32 = -32007;
+    pub const DEPENDENCY_NOT_SATISFIED: i32 = vouch_tasks::code::DEPENDENCY_NOT_SATISFIED;
     /// The task is executing already.
     pub const ALREADY_EXECUTING: i32 = -32008;
     /// The task cannot be deleted (not pending, or others depend on it).
     pub const CANNOT_DELETE: i32 = -32009;
     /// The parent names no task.
-    pub const INVALID_PARENT: i32 = -32010;
+    pub const INVALID_PARENT: i32 = vouch_tasks::code::INVALID_PARENT;
     /// A dependency names no task, or the task itself.
-    pub const INVALID_DEPENDENCY: i32 = -32011;
+    pub const INVALID_DEPENDENCY: i32 = vouch_tasks::code::INVALID_DEPENDENCY;
     /// The tree is not one tree.
-    pub const TREE_VALIDATION: i32 = -32012;
+    pub const TREE_VALIDATION: i32 = vouch_tasks::code::INVALID_TREE;
 
     /// Returns the standard message of `code`.
     pub fn message(code: i32) -> &'static str {

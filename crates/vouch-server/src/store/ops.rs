@@ -59,10 +59,15 @@ pub(crate) fn tasks(
     sql.query(query, params)?.iter().map(task_of).collect()
 }
 
+/// Returns the row of [`COLUMNS`] of task `id`.
+fn row(sql: &mut dyn Sql, id: &str) -> Result<Option<Row>, StoreError> {
+    let q = format!("SELECT {COLUMNS} FROM tasks WHERE id = ?");
+    Ok(sql.query(&q, &[id.into()])?.pop())
+}
+
 /// Returns the task `id`.
 pub(crate) fn get(sql: &mut dyn Sql, id: &str) -> Result<Option<Task>, StoreError> {
-    let q = format!("SELECT {COLUMNS} FROM tasks WHERE id = ?");
-    Ok(tasks(sql, &q, &[id.into()])?.pop())
+    row(sql, id)?.as_ref().map(task_of).transpose()
 }
 
 /// Returns the root of the tree of task `id`.
@@ -232,14 +237,10 @@ fn insert_deps(sql: &mut dyn Sql, tasks: &[Task]) -> Result<(), StoreError> {
 /// Appends an event of task `id` to its tree's stream, built from the task as stored now;
 /// returns that task.
 pub(crate) fn event(sql: &mut dyn Sql, id: &str, kind: &str) -> Result<Option<Task>, StoreError> {
-    let rows = sql.query(
-        &format!("SELECT {COLUMNS} FROM tasks WHERE id = ?"),
-        &[id.into()],
-    )?;
-    let Some(row) = rows.first() else {
+    let Some(row) = row(sql, id)? else {
         return Ok(None);
     };
-    let task = task_of(row)?;
+    let task = task_of(&row)?;
     let root = row.get(10).and_then(Val::text).unwrap_or(id).to_owned();
     let mut data = Map::new();
     data.insert("task_id".into(), Value::String(task.id.clone()));
@@ -567,13 +568,6 @@ pub(crate) fn start(sql: &mut dyn Sql, root: &str, now: &Now) -> Result<Started,
         }
     }
     started.reset = reset.len() as u64;
-    sql.exec(
-        "UPDATE tasks SET waiting = (SELECT COUNT(*) FROM deps d JOIN tasks u ON u.id = d.dep_id \
-         WHERE d.task_id = tasks.id AND ((d.required = 1 AND u.status <> 'completed') OR \
-         (d.required = 0 AND u.status NOT IN ('completed', 'failed', 'cancelled')))) \
-         WHERE root_id = ? AND status = 'pending'",
-        &[root.into()],
-    )?;
     // Whatever a failed or cancelled task blocks is cancelled now, never left waiting.
     let ended = sql.query(
         "SELECT id, status FROM tasks WHERE root_id = ? AND status IN ('failed', 'cancelled')",
@@ -588,8 +582,16 @@ pub(crate) fn start(sql: &mut dyn Sql, root: &str, now: &Now) -> Result<Started,
         ) else {
             continue;
         };
-        started.cancelled += settle_blocked(sql, id, status, now)?;
+        started.cancelled += settle(sql, id, status, now)?.len() as u64;
     }
+    // Then every pending task's count of unsettled dependencies, from scratch.
+    sql.exec(
+        "UPDATE tasks SET waiting = (SELECT COUNT(*) FROM deps d JOIN tasks u ON u.id = d.dep_id \
+         WHERE d.task_id = tasks.id AND ((d.required = 1 AND u.status <> 'completed') OR \
+         (d.required = 0 AND u.status NOT IN ('completed', 'failed', 'cancelled')))) \
+         WHERE root_id = ? AND status = 'pending'",
+        &[root.into()],
+    )?;
     started.queued = sql.exec(
         "UPDATE tasks SET queued = 1 WHERE root_id = ? AND status = 'pending'",
         &[root.into()],
@@ -605,31 +607,6 @@ pub(crate) fn start(sql: &mut dyn Sql, root: &str, now: &Now) -> Result<Started,
         .and_then(|n| u64::try_from(n).ok())
         .unwrap_or(0);
     Ok(started)
-}
-
-/// Cancels the pending tasks that require `id` (failed or cancelled), and theirs in turn,
-/// without touching the counters the recount just set; returns how many.
-fn settle_blocked(
-    sql: &mut dyn Sql,
-    id: &str,
-    status: Status,
-    now: &Now,
-) -> Result<u64, StoreError> {
-    let required = sql.query(
-        "SELECT 1 FROM deps d JOIN tasks t ON t.id = d.task_id \
-         WHERE d.dep_id = ? AND d.required = 1 AND t.status = 'pending' LIMIT 1",
-        &[id.into()],
-    )?;
-    if required.is_empty() {
-        return Ok(0);
-    }
-    // Optional dependents were counted as settled by the recount: keep them so.
-    sql.exec(
-        "UPDATE tasks SET waiting = waiting + 1 WHERE status = 'pending' \
-         AND id IN (SELECT task_id FROM deps WHERE dep_id = ? AND required = 0)",
-        &[id.into()],
-    )?;
-    Ok(settle(sql, id, status, now)?.len() as u64)
 }
 
 /// Returns the events of the tree rooted at `root` after event `after`, at most `limit`.
