@@ -73,6 +73,13 @@ fn call_group(call: &ToolCall) -> Option<usize> {
         })
 }
 
+/// Returns the tool name of a namespaced name (`mcp__server__tool` → `tool`), if it is one.
+fn short_name(name: &str) -> Option<&str> {
+    name.rsplit_once("__")
+        .map(|(_, tail)| tail)
+        .filter(|t| !t.is_empty())
+}
+
 /// A tool as a test names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolName {
@@ -98,9 +105,12 @@ impl ToolName {
         &self.written
     }
 
-    /// Returns true when `call` is a call of this tool.
+    /// Returns true when `call` is a call of this tool: by its full name, by its short name
+    /// (`js` names Codex's `mcp__node_repl__js`, `create_issue` Claude Code's
+    /// `mcp__github__create_issue`), or by alias.
     pub fn matches(&self, call: &ToolCall) -> bool {
         call.name.eq_ignore_ascii_case(&self.written)
+            || short_name(&call.name).is_some_and(|s| s.eq_ignore_ascii_case(&self.written))
             || (self.group.is_some() && self.group == call_group(call))
     }
 
@@ -161,6 +171,11 @@ mod tests {
         assert!(write.matches(&call("FileSystem-write_file", ToolKind::WriteFile)));
         let grep = ToolName::new("Grep").unwrap();
         assert!(!grep.matches(&call("Glob", ToolKind::Search)));
+        let js = ToolName::new("js").unwrap();
+        assert!(js.matches(&call("mcp__node_repl__js", ToolKind::Other)));
+        assert!(!js.matches(&call("mcp__node_repl__json", ToolKind::Other)));
+        let full = ToolName::new("mcp__node_repl__js").unwrap();
+        assert!(full.matches(&call("mcp__node_repl__js", ToolKind::Other)));
         let mcp = ToolName::new("mcp__github__create_issue").unwrap();
         assert!(mcp.matches(&call("mcp__github__create_issue", ToolKind::Other)));
         assert!(!mcp.matches(&call("mcp__github__list_issues", ToolKind::Other)));

@@ -10,7 +10,7 @@
 //! this reader does not know are skipped.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -63,6 +63,9 @@ const CODEX_TYPES: &[&str] = &[
     "event_msg",
     "turn_context",
     "compacted",
+    "world_state",
+    "turn_aborted",
+    "thread_settings_applied",
     "thread.started",
     "turn.started",
     "turn.completed",
@@ -90,6 +93,10 @@ fn sniff_record(record: &serde_json::Map<String, serde_json::Value>) -> Match {
         }
         None => has("instructions") && !has("role"),
     };
+    // A rollout record of a type added after this reader was written: `{timestamp, type,
+    // payload}` and nothing else.
+    let sure = sure
+        || (kind.is_some() && has("timestamp") && has("payload") && record.len() == 3);
     if sure { Match::Sure } else { Match::No }
 }
 
@@ -207,6 +214,9 @@ struct Item<'a> {
     text: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     name: Option<Cow<'a, str>>,
+    /// The namespace of a namespaced tool (`mcp__node_repl__` for MCP tools, `functions`).
+    #[serde(borrow, default)]
+    namespace: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     arguments: Option<&'a RawValue>,
     #[serde(borrow, default)]
@@ -267,6 +277,8 @@ struct EventMsg<'a> {
     #[serde(borrow, default)]
     command: Option<&'a RawValue>,
     #[serde(borrow, default)]
+    changes: Option<&'a RawValue>,
+    #[serde(borrow, default)]
     result: Option<&'a RawValue>,
 }
 
@@ -288,7 +300,10 @@ struct CodexLog<'i> {
     /// Parallel to `events`: true for messages taken from `event_msg` copies.
     from_event_msg: Vec<bool>,
     item_messages: bool,
-    calls: HashSet<String>,
+    /// The kind of each call the log made, by call id.
+    calls: HashMap<String, ToolKind>,
+    /// How many tools each code-mode cell has run, by the cell's call id.
+    nested: HashMap<String, u32>,
     /// `(call id, thread id)` of spawned agents.
     spawns: Vec<(String, String)>,
     id: Option<String>,
@@ -387,7 +402,8 @@ impl<'i> CodexLog<'i> {
             events: Events::default(),
             from_event_msg: Vec::new(),
             item_messages: false,
-            calls: HashSet::new(),
+            calls: HashMap::new(),
+            nested: HashMap::new(),
             spawns: Vec::new(),
             id: None,
             cwd: None,
@@ -406,7 +422,7 @@ impl<'i> CodexLog<'i> {
     }
 
     fn push_call(&mut self, call: ToolCall, at: &At<'_>) {
-        self.calls.insert(call.call_id.clone());
+        self.calls.insert(call.call_id.clone(), call.kind);
         self.events
             .call(Actor::new(Role::Assistant), at.ts, Some(at.line), call);
         self.from_event_msg.push(false);
@@ -435,7 +451,8 @@ impl<'i> CodexLog<'i> {
                 self.message(role, text, at, false);
             }
             "function_call" | "custom_tool_call" => {
-                let name = item.name.as_deref().unwrap_or_default().to_owned();
+                let short = item.name.as_deref().unwrap_or_default();
+                let name = namespaced(item.namespace.as_deref(), short);
                 let call_id = call_id(item).ok_or_else(|| {
                     LineError::shape(format!("a `{}` item without `call_id`", item.kind))
                 })?;
@@ -452,7 +469,12 @@ impl<'i> CodexLog<'i> {
                     },
                     (None, None) => Value::Object(serde_json::Map::new()),
                 };
-                let kind = tool_kind(&name);
+                let kind = match tool_kind(&name) {
+                    // `functions__exec_command` is Codex's own tool in its default namespace;
+                    // MCP namespaces keep their tools' kind `Other`.
+                    ToolKind::Other if !name.starts_with("mcp__") => tool_kind(short),
+                    kind => kind,
+                };
                 self.push_call(
                     ToolCall {
                         call_id,
@@ -610,17 +632,13 @@ impl<'i> CodexLog<'i> {
                     || join_streams(msg.stdout.as_deref(), msg.stderr.as_deref()),
                     str::to_owned,
                 );
-                let command = msg
-                    .command
-                    .and_then(|c| serde_json::from_str::<Value>(c.get()).ok());
-                self.end_event(
-                    msg.call_id.as_deref(),
-                    "exec_command",
-                    command,
-                    outcome,
-                    text,
-                    at,
-                );
+                let args = match msg.command.map(|c| serde_json::from_str::<Value>(c.get())) {
+                    Some(Ok(command @ (Value::Array(_) | Value::String(_)))) => {
+                        serde_json::json!({ "command": command })
+                    }
+                    _ => Value::Object(serde_json::Map::new()),
+                };
+                self.end_event(msg.call_id.as_deref(), "exec_command", args, outcome, text, at);
             }
             "patch_apply_end" => {
                 let outcome = match msg.success {
@@ -628,14 +646,11 @@ impl<'i> CodexLog<'i> {
                     _ => Outcome::Ok,
                 };
                 let text = join_streams(msg.stdout.as_deref(), msg.stderr.as_deref());
-                self.end_event(
-                    msg.call_id.as_deref(),
-                    "apply_patch",
-                    None,
-                    outcome,
-                    text,
-                    at,
-                );
+                let args = match msg.changes.map(|c| serde_json::from_str::<Value>(c.get())) {
+                    Some(Ok(changes @ Value::Object(_))) => serde_json::json!({ "changes": changes }),
+                    _ => Value::Object(serde_json::Map::new()),
+                };
+                self.end_event(msg.call_id.as_deref(), "apply_patch", args, outcome, text, at);
             }
             "mcp_tool_call_end" => {
                 let failed = msg.result.is_some_and(|r| {
@@ -662,38 +677,54 @@ impl<'i> CodexLog<'i> {
 
     /// Applies a structured end event to the call it ends: it sets the outcome of an existing
     /// result, adds the result when the output item has not come yet, and records a call the
-    /// model did not make (a command the user ran) as a call of its own.
+    /// model did not make itself — a command the user ran, or a command or patch a code-mode
+    /// `exec` cell ran through `tools.exec_command` / `tools.apply_patch` — as a call of its own,
+    /// so that what ran is evidence.
     fn end_event(
         &mut self,
         call_id: Option<&str>,
         name: &str,
-        command: Option<Value>,
+        args: Value,
         outcome: Outcome,
         text: String,
         at: &At<'_>,
     ) {
-        let call_id = call_id.unwrap_or_default().to_owned();
-        if !call_id.is_empty()
-            && self
-                .events
-                .amend_result(&call_id, outcome, Some(Output::inline(text.as_str())))
-        {
-            return;
+        let mut call_id = call_id.unwrap_or_default().to_owned();
+        let kind = tool_kind(name);
+        match self.calls.get(&call_id).copied() {
+            // The end of a call the model made with this tool.
+            Some(k) if k == kind => {
+                if !self
+                    .events
+                    .amend_result(&call_id, outcome, Some(Output::inline(text.as_str())))
+                {
+                    self.push_result(
+                        ToolResult {
+                            call_id,
+                            output: Output::inline(text),
+                            outcome,
+                        },
+                        at,
+                    );
+                }
+                return;
+            }
+            // A tool run inside another call (a code-mode cell): a call of its own, under an
+            // id derived from the cell's.
+            Some(_) => {
+                let n = self.nested.entry(call_id.clone()).or_insert(0);
+                *n += 1;
+                call_id = format!("{call_id}#{n}");
+            }
+            None => {}
         }
-        if call_id.is_empty() || !self.calls.contains(&call_id) {
-            let args = match command {
-                Some(Value::Array(argv)) => serde_json::json!({ "command": argv }),
-                Some(Value::String(cmd)) => serde_json::json!({ "command": cmd }),
-                _ => Value::Object(serde_json::Map::new()),
-            };
-            let call = ToolCall {
-                call_id: call_id.clone(),
-                name: name.to_owned(),
-                kind: tool_kind(name),
-                args: args.into(),
-            };
-            self.push_call(call, at);
-        }
+        let call = ToolCall {
+            call_id: call_id.clone(),
+            name: name.to_owned(),
+            kind,
+            args: args.into(),
+        };
+        self.push_call(call, at);
         self.push_result(
             ToolResult {
                 call_id,
@@ -755,7 +786,7 @@ impl<'i> CodexLog<'i> {
             }
             _ => return,
         };
-        if !self.calls.contains(&id) {
+        if !self.calls.contains_key(&id) {
             self.push_call(
                 ToolCall {
                     call_id: id.clone(),
@@ -841,6 +872,18 @@ pub(crate) fn starts_turn(line: &str) -> bool {
         .and_then(|c| Encoding::ContentBlocks.decode(c.get()).ok())
         .unwrap_or_default();
     !text.trim().is_empty() && !is_injected_context(&text)
+}
+
+/// Returns a namespaced tool's full name: `mcp__node_repl__` and `js` make `mcp__node_repl__js`
+/// (a namespace ending in a separator is joined as it is, any other with `__`).
+fn namespaced(namespace: Option<&str>, name: &str) -> String {
+    match namespace.filter(|n| !n.is_empty()) {
+        None => name.to_owned(),
+        Some(ns) if ns.ends_with("__") || ns.ends_with('.') || ns.ends_with('/') => {
+            format!("{ns}{name}")
+        }
+        Some(ns) => format!("{ns}__{name}"),
+    }
 }
 
 fn call_id(item: &Item<'_>) -> Option<String> {

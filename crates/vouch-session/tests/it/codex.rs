@@ -83,3 +83,32 @@ fn spawned_agents_attach_their_own_rollouts() {
     assert_eq!(sub.name.as_deref(), Some("researcher"));
     assert_eq!(sub.tool_calls().count(), 1);
 }
+
+#[test]
+fn code_mode_cells_namespaces_and_new_record_types_read() {
+    let report = read("codex/code-mode.jsonl");
+    assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
+    insta::assert_snapshot!(describe(&report));
+    let s = &report.session;
+    let names: Vec<&str> = s.tool_calls().map(|c| c.name.as_str()).collect();
+    assert_eq!(
+        names,
+        vec!["mcp__node_repl__js", "exec", "exec_command", "apply_patch"]
+    );
+    let shell = s.tool_calls().find(|c| c.kind == ToolKind::Shell).unwrap();
+    assert_eq!(shell.command(), Some("cargo test"));
+    let results = s.results_by_call();
+    assert_eq!(
+        results[shell.call_id.as_str()].outcome,
+        Outcome::Failed {
+            exit_code: Some(101)
+        },
+        "the command the cell ran failed, whatever the cell's own output says"
+    );
+    let patch = s
+        .tool_calls()
+        .find(|c| c.kind == ToolKind::PatchFile)
+        .unwrap();
+    assert_eq!(patch.touched_paths(), vec!["src/parse.rs"]);
+    assert_eq!(s.final_answer(), Some("One test still fails."));
+}
