@@ -47,6 +47,21 @@ pub enum Error {
         /// What was seen.
         reason: String,
     },
+    /// Not one event could be read from a non-empty log, in a format that does not allow
+    /// empty sessions: most often a log of another format, read as this one.
+    #[error(
+        "failed to read `{}`: no message or tool call could be read from it as a {format} log{} (hint: if it is another agent's log, force its format with --log-format)",
+        path.display(),
+        skipped_note(*skipped)
+    )]
+    NoEvents {
+        /// The path.
+        path: PathBuf,
+        /// The format tried, as messages name it (`chat-message`).
+        format: String,
+        /// How many lines were skipped as bad.
+        skipped: usize,
+    },
     /// A bad line in strict mode, or a document that cannot be parsed at all.
     #[error("{0}")]
     Bad(Diagnostic),
@@ -68,6 +83,15 @@ pub enum Error {
         /// Why.
         reason: String,
     },
+}
+
+/// Returns `; N bad lines were skipped` when lines were skipped.
+fn skipped_note(skipped: usize) -> String {
+    match skipped {
+        0 => String::new(),
+        1 => "; 1 bad line was skipped".to_owned(),
+        n => format!("; {n} bad lines were skipped"),
+    }
 }
 
 impl Error {

@@ -52,7 +52,7 @@ pub use output::{Encoding, INLINE_LIMIT, Output, PREVIEW_LEN, Span};
 pub use read::{read_from, read_path};
 pub use readers::tool_kind;
 pub use readers::vouch::{write_json, write_jsonl, write_jsonl_events, write_jsonl_header};
-pub use session::{Agent, Format, Session, Source, Turn};
+pub use session::{Agent, Format, Session, Source, Turn, Usage};
 pub use source::{ReadOptions, ReadReport};
 pub use stats::SessionStats;
 pub use tool::{Args, Outcome, ToolCall, ToolKind, ToolResult};

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::Error;
 use crate::readers::{detect, registry};
+use crate::session::{Format, Session};
 use crate::source::{Input, ReadOptions, ReadReport, Start, sniff};
 use crate::tail;
 
@@ -47,6 +48,7 @@ pub fn read_path(path: &Path, options: &ReadOptions) -> Result<ReadReport, Error
     file.seek(SeekFrom::Start(input.start.offset))
         .map_err(|e| Error::io(path, e))?;
     let mut report = (descriptor.read)(&mut file, &input, options)?;
+    not_silent(&report, &prefix, format, path)?;
     if !input.start.counted {
         // The tail's lines were numbered from its start: diagnostics get their real numbers,
         // events none (numbering them would mean reading the whole file).
@@ -92,6 +94,30 @@ pub fn read_from(
         spill: false,
         start: Start::default(),
     };
+    let check = prefix.clone();
     let mut reader = Cursor::new(prefix).chain(reader);
-    (registry::descriptor(format).read)(&mut reader, &input, options)
+    let report = (registry::descriptor(format).read)(&mut reader, &input, options)?;
+    not_silent(&report, &check, format, &input.display)?;
+    Ok(report)
+}
+
+/// Refuses a read of a non-empty log that gave no event at all, unless the format allows an
+/// empty session there: a silent zero is most often another agent's log read as this format.
+fn not_silent(
+    report: &ReadReport,
+    prefix: &[u8],
+    format: Format,
+    path: &Path,
+) -> Result<(), Error> {
+    fn events(s: &Session) -> usize {
+        s.events.len() + s.subagents.iter().map(events).sum::<usize>()
+    }
+    if events(&report.session) > 0 || detect::allows_empty(prefix, format) {
+        return Ok(());
+    }
+    Err(Error::NoEvents {
+        path: path.to_owned(),
+        format: registry::descriptor(format).label.to_owned(),
+        skipped: report.bad_lines(),
+    })
 }

@@ -29,12 +29,55 @@ pub struct Session {
     pub cwd: Option<String>,
     /// The model that answered, when the log says.
     pub model: Option<String>,
+    /// The tokens the session's model calls used, when the log records them; each model
+    /// message counted once, however many lines of the log repeat it. A subagent's tokens are
+    /// its own, not added here.
+    pub usage: Option<Usage>,
     /// The file and format the session was read from.
     pub source: Option<Source>,
     /// What happened, in order.
     pub events: Vec<Event>,
     /// The sessions this one started, each linked to its spawning call where the log allows.
     pub subagents: Vec<Session>,
+}
+
+/// Tokens used by a session's model calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub struct Usage {
+    /// Input tokens not read from a cache.
+    pub input: u64,
+    /// Output tokens (reasoning included where the log counts it there).
+    pub output: u64,
+    /// Input tokens read from a prompt cache.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_read: u64,
+    /// Input tokens written to a prompt cache.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_write: u64,
+}
+
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes a reference"
+)]
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+impl Usage {
+    /// Returns the sum of all four counts.
+    pub fn total(&self) -> u64 {
+        self.input + self.output + self.cache_read + self.cache_write
+    }
+}
+
+impl std::ops::AddAssign for Usage {
+    fn add_assign(&mut self, other: Usage) {
+        self.input += other.input;
+        self.output += other.output;
+        self.cache_read += other.cache_read;
+        self.cache_write += other.cache_write;
+    }
 }
 
 /// The product that wrote a log.

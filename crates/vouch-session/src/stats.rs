@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::event::{EventKind, Role};
-use crate::session::Session;
+use crate::session::{Session, Usage};
 use crate::tool::{Outcome, ToolKind};
 
 /// Counts over one session and, nested, over each of its subagents.
@@ -41,6 +41,9 @@ pub struct SessionStats {
     pub failed_by_outcome: BTreeMap<&'static str, usize>,
     /// Calls with no result in the log.
     pub unanswered: usize,
+    /// Tokens the session's model calls used, when the log records them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<Usage>,
     /// Seconds from the first to the last timestamped event.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub duration_secs: Option<f64>,
@@ -66,6 +69,7 @@ impl SessionStats {
             failed: 0,
             failed_by_outcome: BTreeMap::new(),
             unanswered: 0,
+            tokens: session.usage,
             duration_secs: session.duration().map(|d| d.as_secs_f64()),
             subagents: session.subagents.iter().map(SessionStats::of).collect(),
         };

@@ -4,7 +4,7 @@ use std::io::{self, Write};
 
 use vouch_session::SessionStats;
 
-use crate::render::text::{count, duration};
+use crate::render::text::{count, count_u64, duration};
 use crate::ui::Styles;
 
 /// Writes the counts of a session and, indented, of each subagent.
@@ -25,7 +25,11 @@ fn block(out: &mut impl Write, s: &SessionStats, styles: &Styles, depth: usize) 
     if let Some(call) = &s.spawned_by {
         writeln!(out, "{pad}  spawned by  {call}")?;
     }
-    writeln!(out, "{pad}  events      {}", count(s.events))?;
+    write!(out, "{pad}  events      {}", count(s.events))?;
+    if s.events == 0 && s.subagents.is_empty() {
+        write!(out, " (the log holds no messages or tool calls)")?;
+    }
+    writeln!(out)?;
     writeln!(
         out,
         "{pad}  messages    {} user · {} assistant",
@@ -49,6 +53,20 @@ fn block(out: &mut impl Write, s: &SessionStats, styles: &Styles, depth: usize) 
     writeln!(out)?;
     if let Some(secs) = s.duration_secs {
         writeln!(out, "{pad}  duration    {}", duration(secs))?;
+    }
+    if let Some(t) = &s.tokens {
+        write!(
+            out,
+            "{pad}  tokens      {} in · {} out",
+            count_u64(t.input),
+            count_u64(t.output)
+        )?;
+        for (n, what) in [(t.cache_read, "cache read"), (t.cache_write, "cache write")] {
+            if n > 0 {
+                write!(out, " · {} {what}", count_u64(n))?;
+            }
+        }
+        writeln!(out)?;
     }
     if s.tool_calls > 0 {
         writeln!(out)?;

@@ -47,6 +47,11 @@ pub(crate) fn duration(secs: f64) -> String {
 
 /// Returns `n` with thousands separated by commas.
 pub(crate) fn count(n: usize) -> String {
+    count_u64(u64::try_from(n).unwrap_or(u64::MAX))
+}
+
+/// Returns `n` with thousands separated by commas (token counts).
+pub(crate) fn count_u64(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {

@@ -25,7 +25,7 @@ use crate::event::{Actor, EventKind, Role};
 use crate::output::{Encoding, Output};
 use crate::readers::common::{self, Events};
 use crate::readers::descriptor::{Descriptor, Match, Sniff};
-use crate::session::{Agent, Format, Session};
+use crate::session::{Agent, Format, Session, Usage};
 use crate::source::{Input, ReadOptions, ReadReport};
 use crate::tail::Turns;
 use crate::tool::{Args, Outcome, ToolCall, ToolKind, ToolResult};
@@ -95,8 +95,7 @@ fn sniff_record(record: &serde_json::Map<String, serde_json::Value>) -> Match {
     };
     // A rollout record of a type added after this reader was written: `{timestamp, type,
     // payload}` and nothing else.
-    let sure = sure
-        || (kind.is_some() && has("timestamp") && has("payload") && record.len() == 3);
+    let sure = sure || (kind.is_some() && has("timestamp") && has("payload") && record.len() == 3);
     if sure { Match::Sure } else { Match::No }
 }
 
@@ -199,6 +198,8 @@ struct Record<'a> {
     thread_id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    usage: Option<&'a RawValue>,
 }
 
 /// A response item (`message`, `function_call`, ...) or an `exec --json` item.
@@ -280,6 +281,38 @@ struct EventMsg<'a> {
     changes: Option<&'a RawValue>,
     #[serde(borrow, default)]
     result: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    info: Option<&'a RawValue>,
+}
+
+/// Token counts as Codex reports them: `input_tokens` includes the cached ones.
+#[derive(Deserialize, Default)]
+#[expect(clippy::struct_field_names, reason = "the keys Codex writes")]
+struct TokenUsage {
+    #[serde(default)]
+    input_tokens: u64,
+    #[serde(default)]
+    cached_input_tokens: u64,
+    #[serde(default)]
+    output_tokens: u64,
+}
+
+impl TokenUsage {
+    fn usage(&self) -> Usage {
+        Usage {
+            input: self.input_tokens.saturating_sub(self.cached_input_tokens),
+            output: self.output_tokens,
+            cache_read: self.cached_input_tokens,
+            cache_write: 0,
+        }
+    }
+}
+
+/// The `info` of a `token_count` event: the session's running total.
+#[derive(Deserialize)]
+struct TokenInfo {
+    #[serde(default)]
+    total_token_usage: Option<TokenUsage>,
 }
 
 /// `session_meta` and `turn_context` payloads.
@@ -309,6 +342,10 @@ struct CodexLog<'i> {
     id: Option<String>,
     cwd: Option<String>,
     model: Option<String>,
+    /// The latest running total of a rollout's `token_count` events.
+    total_usage: Option<Usage>,
+    /// The sum of an `exec --json` stream's per-turn usage.
+    turn_usage: Option<Usage>,
 }
 
 impl LineSink for CodexLog<'_> {
@@ -347,6 +384,15 @@ impl LineSink for CodexLog<'_> {
                 let msg: EventMsg<'_> = serde_json::from_str(payload.get())
                     .map_err(|e| LineError::nested("payload", &e))?;
                 self.event_msg(&msg, &at);
+                Ok(())
+            }
+            ("turn.completed", _, _) => {
+                if let Some(usage) = rec
+                    .usage
+                    .and_then(|u| serde_json::from_str::<TokenUsage>(u.get()).ok())
+                {
+                    *self.turn_usage.get_or_insert_default() += usage.usage();
+                }
                 Ok(())
             }
             ("thread.started", _, _) => {
@@ -408,6 +454,8 @@ impl<'i> CodexLog<'i> {
             id: None,
             cwd: None,
             model: None,
+            total_usage: None,
+            turn_usage: None,
         }
     }
 
@@ -638,7 +686,14 @@ impl<'i> CodexLog<'i> {
                     }
                     _ => Value::Object(serde_json::Map::new()),
                 };
-                self.end_event(msg.call_id.as_deref(), "exec_command", args, outcome, text, at);
+                self.end_event(
+                    msg.call_id.as_deref(),
+                    "exec_command",
+                    args,
+                    outcome,
+                    text,
+                    at,
+                );
             }
             "patch_apply_end" => {
                 let outcome = match msg.success {
@@ -647,10 +702,28 @@ impl<'i> CodexLog<'i> {
                 };
                 let text = join_streams(msg.stdout.as_deref(), msg.stderr.as_deref());
                 let args = match msg.changes.map(|c| serde_json::from_str::<Value>(c.get())) {
-                    Some(Ok(changes @ Value::Object(_))) => serde_json::json!({ "changes": changes }),
+                    Some(Ok(changes @ Value::Object(_))) => {
+                        serde_json::json!({ "changes": changes })
+                    }
                     _ => Value::Object(serde_json::Map::new()),
                 };
-                self.end_event(msg.call_id.as_deref(), "apply_patch", args, outcome, text, at);
+                self.end_event(
+                    msg.call_id.as_deref(),
+                    "apply_patch",
+                    args,
+                    outcome,
+                    text,
+                    at,
+                );
+            }
+            "token_count" => {
+                if let Some(total) = msg
+                    .info
+                    .and_then(|i| serde_json::from_str::<TokenInfo>(i.get()).ok())
+                    .and_then(|i| i.total_token_usage)
+                {
+                    self.total_usage = Some(total.usage());
+                }
             }
             "mcp_tool_call_end" => {
                 let failed = msg.result.is_some_and(|r| {
@@ -846,6 +919,7 @@ impl<'i> CodexLog<'i> {
             agent: Agent::Codex,
             cwd: self.cwd,
             model: self.model,
+            usage: self.total_usage.or(self.turn_usage),
             source: Some(input.source(Format::Codex)),
             events,
             ..Session::default()

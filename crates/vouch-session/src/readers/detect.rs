@@ -6,7 +6,7 @@ use std::path::Path;
 
 use crate::error::Error;
 use crate::readers::descriptor::{Descriptor, Match};
-use crate::readers::registry::DESCRIPTORS;
+use crate::readers::registry::{self, DESCRIPTORS};
 use crate::session::Format;
 use crate::source::SNIFF_LEN;
 
@@ -62,6 +62,37 @@ pub(crate) fn detect(prefix: &[u8], path: &Path) -> Result<Format, Error> {
         path: path.to_owned(),
         reason: format!("no line looks like {}", any_of(&labels)),
     })
+}
+
+/// Returns true when a log of `format` that starts with `prefix` may hold no events: it is one
+/// document of the format, or every line of its prefix is surely a record of the format (a
+/// Claude Code file of summaries alone, a Codex rollout that ended before its first message).
+pub(crate) fn allows_empty(prefix: &[u8], format: Format) -> bool {
+    let descriptor = registry::descriptor(format);
+    if (descriptor.sniff.document)(prefix) {
+        return true;
+    }
+    let text = String::from_utf8_lossy(prefix);
+    let mut lines = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .peekable();
+    let mut seen = 0;
+    while let Some(line) = lines.next() {
+        if lines.peek().is_none() && prefix.len() >= SNIFF_LEN {
+            break;
+        }
+        match serde_json::from_str(line) {
+            Ok(serde_json::Value::Object(record))
+                if (descriptor.sniff.record)(&record) == Match::Sure =>
+            {
+                seen += 1;
+            }
+            _ => return false,
+        }
+    }
+    seen > 0
 }
 
 /// Returns the first format (in registry order) sure of the line, else the first weakly so.

@@ -15,6 +15,7 @@ use crate::error::Error;
 use crate::event::{Actor, Event, EventKind, Message, Role};
 use crate::output::{Encoding, Output, span_within};
 use crate::readers::descriptor::{Descriptor, Match, Sniff};
+use crate::session::Usage;
 use crate::session::{Agent, Format, Session};
 use crate::source::{Input, ReadOptions, ReadReport};
 use crate::tool::{Args, Outcome, ToolCall, ToolKind, ToolResult};
@@ -43,6 +44,8 @@ struct Header<'a> {
     cwd: Option<Cow<'a, str>>,
     #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     model: Option<Cow<'a, str>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    usage: Option<Usage>,
 }
 
 /// An event line. `O` is the output field: a string when writing, a raw value when reading
@@ -219,6 +222,7 @@ impl VouchLog<'_> {
             spawned_by: h.spawned_by.map(Cow::into_owned),
             cwd: h.cwd.map(Cow::into_owned),
             model: h.model.map(Cow::into_owned),
+            usage: h.usage,
             source: Some(self.input.source(Format::Vouch)),
             ..Session::default()
         });
@@ -237,6 +241,7 @@ fn header(s: &Session, key: Option<String>, parent: Option<String>) -> Header<'_
         spawned_by: s.spawned_by.as_deref().map(Cow::Borrowed),
         cwd: s.cwd.as_deref().map(Cow::Borrowed),
         model: s.model.as_deref().map(Cow::Borrowed),
+        usage: s.usage,
     }
 }
 

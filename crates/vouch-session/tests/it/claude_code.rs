@@ -276,3 +276,35 @@ fn many_blocks_read_in_parallel_keep_their_order() {
     }
     assert!(fixture("claude").is_dir());
 }
+
+#[test]
+fn flat_subagent_files_attach_to_their_task_calls_and_tokens_count_once() {
+    let report = read("claude/flat/f-1.jsonl");
+    assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
+    insta::assert_snapshot!(describe(&report));
+    let main = &report.session;
+    assert_eq!(
+        main.subagents.len(),
+        1,
+        "the other session's agent file stays out"
+    );
+    let sub = main.subagent_of("toolu_task1").unwrap();
+    assert_eq!(sub.id, "7c3e9a1b");
+    assert_eq!(sub.name.as_deref(), Some("general-purpose"));
+    // The parent's progress records mirror the subagent's call: it is counted once, in the
+    // subagent.
+    assert_eq!(main.tool_calls().count(), 1);
+    assert_eq!(sub.tool_calls().count(), 1);
+    // msg_01A's two lines repeat one usage: it counts once.
+    let usage = main.usage.unwrap();
+    assert_eq!(
+        (
+            usage.input,
+            usage.output,
+            usage.cache_read,
+            usage.cache_write
+        ),
+        (150, 49, 12_100, 2_000)
+    );
+    assert_eq!(sub.usage.unwrap().output, 12);
+}

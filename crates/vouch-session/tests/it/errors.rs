@@ -46,12 +46,55 @@ fn a_forced_format_skips_detection() {
         format: Some(Format::Chat),
         ..ReadOptions::default()
     };
-    let report = read_path(&fixture("claude/crlf.jsonl"), &options).unwrap();
-    assert_eq!(
-        report.bad_lines(),
-        3,
-        "Claude records are not chat messages"
+    // Claude records are not chat messages: nothing is read, which is an error, not an empty
+    // session.
+    let err = read_path(&fixture("claude/crlf.jsonl"), &options).unwrap_err();
+    let Error::NoEvents {
+        format, skipped, ..
+    } = &err
+    else {
+        panic!("expected no events, got {err}")
+    };
+    assert_eq!((format.as_str(), *skipped), ("chat-message", 3));
+    insta::assert_snapshot!(
+        err.to_string().replace(&*fixture("").to_string_lossy(), ""),
+        @"failed to read `claude/crlf.jsonl`: no message or tool call could be read from it as a chat-message log; 3 bad lines were skipped (hint: if it is another agent's log, force its format with --log-format)"
     );
+}
+
+/// A log from which no event is read is refused unless the format allows an empty session
+/// there; Claude Code's summary-only files do.
+#[test]
+fn a_silent_zero_is_an_error_unless_the_format_allows_empty_sessions() {
+    let dir = tempfile::tempdir().unwrap();
+    let cursor = dir.path().join("cursor.jsonl");
+    std::fs::write(
+        &cursor,
+        "{\"role\":\"user\",\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}}\n",
+    )
+    .unwrap();
+    let chat = ReadOptions {
+        format: Some(Format::Chat),
+        ..ReadOptions::default()
+    };
+    assert!(matches!(
+        read_path(&cursor, &chat),
+        Err(Error::NoEvents { .. })
+    ));
+    let codex = ReadOptions {
+        format: Some(Format::Codex),
+        ..ReadOptions::default()
+    };
+    assert!(matches!(
+        read_path(&fixture("claude/flat/f-1.jsonl"), &codex),
+        Err(Error::NoEvents { .. })
+    ));
+    let report = read_path(
+        &fixture("claude/summary-only.jsonl"),
+        &ReadOptions::default(),
+    )
+    .unwrap();
+    assert!(report.session.events.is_empty());
 }
 
 #[test]

@@ -43,6 +43,14 @@ fn describe_session(out: &mut String, s: &Session, depth: usize) {
         s.id, s.agent, s.name, s.spawned_by, s.cwd, s.model
     )
     .unwrap();
+    if let Some(u) = &s.usage {
+        writeln!(
+            out,
+            "{pad}  tokens input={} output={} cache_read={} cache_write={}",
+            u.input, u.output, u.cache_read, u.cache_write
+        )
+        .unwrap();
+    }
     for e in &s.events {
         let who = match &e.actor.name {
             Some(name) => format!("{}({name})", e.actor.role.as_str()),

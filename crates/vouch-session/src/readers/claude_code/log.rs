@@ -9,7 +9,7 @@ use crate::driver::drive_parallel;
 use crate::error::Error;
 use crate::event::{Actor, Role};
 use crate::readers::common::Events;
-use crate::session::{Agent, Format, Session};
+use crate::session::{Agent, Format, Session, Usage};
 use crate::source::{Input, ReadOptions};
 
 /// A run of records that belongs to a subagent: a sidechain inline in an older log, or the
@@ -19,12 +19,45 @@ pub(super) struct Group {
     pub(super) events: Events,
     pub(super) spawned_by: Option<String>,
     pub(super) agent_id: Option<String>,
+    pub(super) usage: Tokens,
+}
+
+/// Token usage of one session being read: the last usage each message id reported (the split
+/// lines of one message repeat it), plus that of messages without an id.
+#[derive(Debug, Default)]
+pub(super) struct Tokens {
+    by_message: crate::hash::FastMap<u64, Usage>,
+    unkeyed: Usage,
+    seen: bool,
+}
+
+impl Tokens {
+    fn add(&mut self, message: Option<u64>, usage: Usage) {
+        self.seen = true;
+        match message {
+            Some(id) => {
+                self.by_message.insert(id, usage);
+            }
+            None => self.unkeyed += usage,
+        }
+    }
+
+    fn total(self) -> Option<Usage> {
+        self.seen.then(|| {
+            let mut total = self.unkeyed;
+            for usage in self.by_message.into_values() {
+                total += usage;
+            }
+            total
+        })
+    }
 }
 
 /// The state of a Claude Code log being read: parsed lines are applied to it in order.
 #[derive(Default)]
 pub(super) struct ClaudeLog {
     pub(super) main: Events,
+    pub(super) usage: Tokens,
     pub(super) groups: Vec<Group>,
     pub(super) group_of_call: HashMap<String, usize>,
     pub(super) group_of_uuid: HashMap<String, usize>,
@@ -87,6 +120,12 @@ impl ClaudeLog {
             } => {
                 let group = self.group_for(line.place);
                 let ts = line.timestamp;
+                if let Some((message, usage)) = line.usage {
+                    match group {
+                        Some(i) => self.groups[i].usage.add(message, usage),
+                        None => self.usage.add(message, usage),
+                    }
+                }
                 for (key, item) in items {
                     if let Some(message) = message
                         && !self.seen.first_time(message, key)
@@ -177,6 +216,7 @@ impl ClaudeLog {
             agent: Agent::ClaudeCode,
             cwd: self.cwd.clone(),
             model: self.model.clone(),
+            usage: self.usage.total(),
             source: Some(source.clone()),
             events: self.main.events,
             ..Session::default()
@@ -192,6 +232,7 @@ impl ClaudeLog {
                 agent: Agent::ClaudeCode,
                 spawned_by: g.spawned_by,
                 cwd: self.cwd.clone(),
+                usage: g.usage.total(),
                 source: Some(source.clone()),
                 events: g.events.events,
                 ..Session::default()

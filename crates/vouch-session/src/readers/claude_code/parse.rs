@@ -10,6 +10,7 @@ use crate::driver::{LineError, LineParser};
 use crate::event::Role;
 use crate::hash::hash;
 use crate::readers::common;
+use crate::session::Usage;
 use crate::source::{Input, Start};
 use crate::tool::{Args, Outcome, ToolCall, ToolResult};
 
@@ -59,6 +60,8 @@ pub(super) struct Scratch {
 /// One parsed line.
 pub(super) struct Line {
     pub(super) meta: Option<Meta>,
+    /// The token usage the record's message reports, keyed by its message id when it has one.
+    pub(super) usage: Option<(Option<u64>, Usage)>,
     pub(super) model: Option<String>,
     pub(super) timestamp: Option<jiff::Timestamp>,
     pub(super) place: Place,
@@ -152,6 +155,7 @@ impl LineParser for ClaudeParser<'_> {
         let owned = |s: &Option<Cow<'_, str>>| s.as_deref().map(str::to_owned);
         let mut line = Line {
             meta: None,
+            usage: None,
             model: None,
             timestamp: None,
             place: Place::Main {
@@ -169,13 +173,20 @@ impl LineParser for ClaudeParser<'_> {
         }
         match rec.kind.as_deref() {
             Some(kind @ ("user" | "assistant")) => {
-                let Some(Message::Api { id, model, content }) = &rec.message else {
+                let Some(Message::Api {
+                    id,
+                    model,
+                    content,
+                    usage,
+                }) = &rec.message
+                else {
                     return Err(LineError::shape(match rec.message {
                         None => format!("`message` is missing (record type `{kind}`)"),
                         Some(_) => format!("`message` is not an object (record type `{kind}`)"),
                     }));
                 };
                 let assistant = kind == "assistant";
+                line.usage = usage.map(|u| (id.as_deref().map(|i| hash(i.as_bytes())), u));
                 if assistant && !scratch.model {
                     line.model = model
                         .as_deref()

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::log::{Parsed, read_log};
 use super::parse::starts_turn;
-use super::subagents::{agent_id_from_file_name, assemble, subagent_files};
+use super::subagents::{agent_id_from_file_name, assemble, flat_subagent_files, subagent_files};
 use super::tools::tool_kind;
 use crate::error::Error;
 use crate::readers::descriptor::{Descriptor, Match, Sniff};
@@ -23,6 +23,11 @@ pub(crate) fn read(
     let (mut parsed, mut diagnostics) = read_log(reader, input, options)?;
     if let (Some(path), false) = (input.path, options.no_subagents) {
         let mut pending = subagent_files(path);
+        for file in flat_subagent_files(path, &parsed.session.id) {
+            if !pending.contains(&file) {
+                pending.push(file);
+            }
+        }
         // A tail reads only the subagents it links to a call; reading one may link another.
         let linked = |parsed: &Parsed, file: &Path| {
             options.last_turns.is_none()

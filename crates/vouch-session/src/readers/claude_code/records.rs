@@ -8,6 +8,8 @@ use serde::Deserialize;
 use serde::de::{self, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
+use crate::session::Usage;
+
 /// One line of a Claude Code log; only the keys vouch uses.
 #[derive(Deserialize)]
 pub(super) struct Record<'a> {
@@ -73,6 +75,7 @@ pub(super) enum Message<'a> {
         id: Option<Cow<'a, str>>,
         model: Option<Cow<'a, str>>,
         content: Content<'a>,
+        usage: Option<Usage>,
     },
     NotAnObject,
 }
@@ -95,17 +98,24 @@ impl<'de: 'a, 'a> Deserialize<'de> for Message<'a> {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Message<'a>, A::Error> {
                 let (mut id, mut model, mut content) = (None, None, Content::Missing);
+                let mut usage = None;
                 while let Some(key) = map.next_key::<Cow<'de, str>>()? {
                     match &*key {
                         "id" => id = map.next_value::<Option<Cow<'de, str>>>()?,
                         "model" => model = map.next_value::<Option<Cow<'de, str>>>()?,
                         "content" => content = map.next_value::<Content<'de>>()?,
+                        "usage" => usage = map.next_value::<ApiUsage>()?.0,
                         _ => {
                             map.next_value::<IgnoredAny>()?;
                         }
                     }
                 }
-                Ok(Message::Api { id, model, content })
+                Ok(Message::Api {
+                    id,
+                    model,
+                    content,
+                    usage,
+                })
             }
             fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Message<'a>, A::Error> {
                 while seq.next_element::<IgnoredAny>()?.is_some() {}
@@ -157,6 +167,63 @@ impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
             numbers_and_bools_become!(Content::Invalid);
         }
         d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+/// A message's `usage` (Anthropic Messages API): read when it is an object of counts, ignored
+/// in any other shape.
+pub(super) struct ApiUsage(pub(super) Option<Usage>);
+
+impl<'de> Deserialize<'de> for ApiUsage {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ApiUsage;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("token usage")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ApiUsage, A::Error> {
+                let mut usage = Usage::default();
+                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                    let field = match &*key {
+                        "input_tokens" => &mut usage.input,
+                        "output_tokens" => &mut usage.output,
+                        "cache_read_input_tokens" => &mut usage.cache_read,
+                        "cache_creation_input_tokens" => &mut usage.cache_write,
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                            continue;
+                        }
+                    };
+                    *field = map.next_value::<Count>()?.0;
+                }
+                Ok(ApiUsage(Some(usage)))
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<ApiUsage, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(ApiUsage(None))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<ApiUsage, E> {
+                Ok(ApiUsage(None))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<ApiUsage, E> {
+                Ok(ApiUsage(None))
+            }
+            numbers_and_bools_become!(ApiUsage(None));
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A token count: a non-negative integer; any other value counts as zero.
+pub(crate) struct Count(pub(crate) u64);
+
+impl<'de> Deserialize<'de> for Count {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(match serde_json::Value::deserialize(d)? {
+            serde_json::Value::Number(n) => Count(n.as_u64().unwrap_or(0)),
+            _ => Count(0),
+        })
     }
 }
 

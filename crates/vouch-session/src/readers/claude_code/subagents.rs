@@ -36,6 +36,60 @@ pub(super) fn subagent_files(session_file: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// Returns the subagent logs of the older, flat layout: `agent-<id>.jsonl` files beside the
+/// session file whose records name the session (`sessionId`), sorted by path. A file that is
+/// itself a subagent's log has none.
+pub(super) fn flat_subagent_files(session_file: &Path, session_id: &str) -> Vec<PathBuf> {
+    let is_agent_file = |p: &Path| {
+        p.file_stem()
+            .is_some_and(|s| s.to_string_lossy().starts_with("agent-"))
+            && p.extension().is_some_and(|e| e == "jsonl")
+    };
+    if session_id.is_empty() || is_agent_file(session_file) {
+        return Vec::new();
+    }
+    let Some(dir) = session_file.parent() else {
+        return Vec::new();
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| is_agent_file(p) && p.is_file())
+        .filter(|p| session_of(p).as_deref() == Some(session_id))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Returns the `sessionId` the first records of a log name, if any.
+fn session_of(path: &Path) -> Option<String> {
+    use std::io::Read as _;
+    #[derive(serde::Deserialize)]
+    struct Key {
+        #[serde(rename = "sessionId", default)]
+        session_id: Option<String>,
+    }
+    let mut head = Vec::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(64 * 1024)
+        .read_to_end(&mut head)
+        .ok()?;
+    String::from_utf8_lossy(&head)
+        .lines()
+        .take(16)
+        .filter_map(|line| serde_json::from_str::<Key>(line).ok())
+        .find_map(|k| k.session_id)
+}
+
 pub(super) fn agent_id_from_file_name(path: &Path) -> String {
     let stem = path
         .file_stem()
