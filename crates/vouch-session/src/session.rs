@@ -146,13 +146,22 @@ pub enum Format {
     Chat,
     /// vouch's own JSONL format.
     Vouch,
+    /// Gemini CLI chat files (JSON or JSONL) and `gemini -p --output-format stream-json` output.
+    Gemini,
+    /// `opencode export` JSON.
+    Opencode,
+    /// Cursor agent transcripts (JSONL).
+    Cursor,
 }
 
 impl Format {
     /// Every format, in the order above.
-    pub const ALL: [Format; 4] = [
+    pub const ALL: [Format; 7] = [
         Format::ClaudeCode,
         Format::Codex,
+        Format::Gemini,
+        Format::Opencode,
+        Format::Cursor,
         Format::Chat,
         Format::Vouch,
     ];
@@ -164,6 +173,9 @@ impl Format {
             Format::Codex => "codex",
             Format::Chat => "chat",
             Format::Vouch => "vouch",
+            Format::Gemini => "gemini",
+            Format::Opencode => "opencode",
+            Format::Cursor => "cursor",
         }
     }
 
@@ -178,6 +190,13 @@ impl Format {
                 "OpenAI-style chat messages: a JSON array, `{\"messages\": [...]}`, or JSONL"
             }
             Format::Vouch => "vouch's own JSONL",
+            Format::Gemini => {
+                "Gemini CLI chat files (`~/.gemini/tmp/*/chats/`), or `gemini -p --output-format stream-json` output"
+            }
+            Format::Opencode => "`opencode export` JSON",
+            Format::Cursor => {
+                "Cursor agent transcripts (`~/.cursor/projects/*/agent-transcripts/`)"
+            }
         }
     }
 

@@ -176,7 +176,16 @@ impl ToolCall {
     /// file operation, the pattern of a search, the description of a subagent.
     pub fn key_arg(&self) -> Option<&str> {
         const SHELL: &[&str] = &["command", "cmd", "script"];
-        const FILE: &[&str] = &["file_path", "path", "notebook_path", "filename", "file"];
+        const FILE: &[&str] = &[
+            "file_path",
+            "filePath",
+            "absolute_path",
+            "target_file",
+            "path",
+            "notebook_path",
+            "filename",
+            "file",
+        ];
         const SEARCH: &[&str] = &["pattern", "query", "path"];
         const WEB: &[&str] = &["url", "query"];
         const SUBAGENT: &[&str] = &["description", "task_name", "subagent_type", "prompt"];
@@ -230,7 +239,7 @@ impl ToolCall {
 
     /// Returns the paths a write or patch call touched, as the call spelled them.
     ///
-    /// Reads `file_path`/`path`/`notebook_path` arguments, the `changes` list of Codex file
+    /// Reads `file_path`/`filePath`/`target_file`/`path`/`notebook_path` arguments, the `changes` list of Codex file
     /// changes, and the `*** Add File:`/`*** Update File:`/`*** Delete File:` headers of an
     /// `apply_patch` body.
     pub fn touched_paths(&self) -> Vec<&str> {
@@ -238,7 +247,14 @@ impl ToolCall {
             return Vec::new();
         }
         let mut paths = Vec::new();
-        for key in ["file_path", "path", "notebook_path", "filename"] {
+        for key in [
+            "file_path",
+            "filePath",
+            "target_file",
+            "path",
+            "notebook_path",
+            "filename",
+        ] {
             if let Some(p) = self.arg_str(key) {
                 paths.push(p);
             }

@@ -9,17 +9,17 @@ use std::borrow::Cow;
 use std::io::Read;
 
 use serde::Deserialize;
-use serde::de::{self, DeserializeSeed, Deserializer, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
 use crate::driver::{LineError, LineSink, drive};
-use crate::error::{Diagnostic, DiagnosticKind, Error};
+use crate::error::{Diagnostic, Error};
 use crate::event::{Actor, Role};
 use crate::output::Encoding;
 use crate::readers::descriptor::{Descriptor, Match, Sniff};
 use crate::readers::{
     claude_code,
     common::{self, Events},
+    document,
 };
 use crate::session::{Agent, Format, Session};
 use crate::source::{Input, ReadOptions, ReadReport};
@@ -312,133 +312,20 @@ fn read_document(
     log: &mut ChatLog,
     wrapped: bool,
 ) -> Result<Vec<Diagnostic>, Error> {
-    let mut bytes = Vec::new();
-    reader
-        .read_to_end(&mut bytes)
-        .map_err(|e| Error::io(&input.display, e))?;
-    let text = match std::str::from_utf8(&bytes) {
-        Ok(t) => t,
-        Err(e) => {
-            let line = 1 + memchr::memchr_iter(b'\n', &bytes[..e.valid_up_to()]).count() as u64;
-            return Err(Error::InvalidUtf8 {
-                path: input.display.clone(),
-                line,
-            });
-        }
-    };
-    let mut elements: Vec<&RawValue> = Vec::new();
-    let mut de = serde_json::Deserializer::from_str(text);
-    let parsed = if wrapped {
-        Wrapped { out: &mut elements }.deserialize(&mut de)
-    } else {
-        de.deserialize_seq(Elements { out: &mut elements })
-    };
-    let mut diagnostics = Vec::new();
-    let diagnose = |line: u64, column: Option<u64>, reason: String, kind| Diagnostic {
-        path: Some(input.display.clone()),
-        line,
-        column,
-        reason,
-        kind,
-    };
-    if let Err(e) = parsed.and_then(|()| de.end()) {
-        let torn = e.is_eof();
-        let kind = if torn {
-            DiagnosticKind::TornLastLine
-        } else {
-            DiagnosticKind::BadLine
-        };
-        let reason = if torn {
-            "the document ends early (is the file still being written?); the messages before the cut are kept".to_owned()
-        } else {
-            LineError::json(&e).reason
-        };
-        let d = diagnose(e.line() as u64, Some(e.column() as u64), reason, kind);
-        if options.strict && !torn {
-            return Err(Error::Bad(d));
-        }
-        diagnostics.push(d);
-    }
-    for raw in elements {
-        let offset = raw.get().as_ptr() as usize - text.as_ptr() as usize;
-        let line = 1 + memchr::memchr_iter(b'\n', &bytes[..offset]).count() as u64;
-        let result = serde_json::from_str::<ChatMessage<'_>>(raw.get())
-            .map_err(|e| LineError::json(&e))
-            .and_then(|m| log.message(&m, line));
-        if let Err(e) = result {
-            let d = diagnose(line, None, e.reason, DiagnosticKind::BadLine);
-            if options.strict {
-                return Err(Error::Bad(d));
-            }
-            diagnostics.push(d);
-        }
-    }
+    let bytes = document::read_all(&mut reader, input)?;
+    let text = document::text(&bytes, input)?;
+    let doc = document::parse(text, input, options, wrapped)?;
+    let diagnostics = doc.each_message(input, options, |raw, line| {
+        let m =
+            serde_json::from_str::<ChatMessage<'_>>(raw.get()).map_err(|e| LineError::json(&e))?;
+        log.message(&m, line)
+    })?;
     if log.events.events.is_empty() && diagnostics.is_empty() {
         return Err(Error::Empty {
             path: input.display.clone(),
         });
     }
     Ok(diagnostics)
-}
-
-/// Collects the elements of an array as raw values, keeping those read before an error.
-struct Elements<'o, 'a> {
-    out: &'o mut Vec<&'a RawValue>,
-}
-
-impl<'de: 'a, 'a> Visitor<'de> for Elements<'_, 'a> {
-    type Value = ();
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("an array of chat messages")
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while let Some(raw) = seq.next_element::<&'de RawValue>()? {
-            self.out.push(raw);
-        }
-        Ok(())
-    }
-}
-
-/// Collects the `messages` of a `{"messages": [...]}` document.
-struct Wrapped<'o, 'a> {
-    out: &'o mut Vec<&'a RawValue>,
-}
-
-impl<'de: 'a, 'a> de::DeserializeSeed<'de> for Wrapped<'_, 'a> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de: 'a, 'a> Visitor<'de> for Wrapped<'_, 'a> {
-    type Value = ();
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("an object with a `messages` array")
-    }
-    fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-            if key == "messages" {
-                map.next_value_seed(Seq {
-                    out: &mut *self.out,
-                })?;
-            } else {
-                map.next_value::<de::IgnoredAny>()?;
-            }
-        }
-        Ok(())
-    }
-}
-
-struct Seq<'o, 'a> {
-    out: &'o mut Vec<&'a RawValue>,
-}
-
-impl<'de: 'a, 'a> de::DeserializeSeed<'de> for Seq<'_, 'a> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(Elements { out: self.out })
-    }
 }
 
 #[cfg(test)]

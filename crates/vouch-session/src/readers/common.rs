@@ -187,3 +187,15 @@ pub(crate) fn is_document(head: &[u8]) -> bool {
         _ => false,
     }
 }
+
+/// A token count: a non-negative integer; any other value counts as zero.
+pub(crate) struct Count(pub(crate) u64);
+
+impl<'de> serde::Deserialize<'de> for Count {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(match <Value as serde::Deserialize>::deserialize(d)? {
+            Value::Number(n) => Count(n.as_u64().unwrap_or(0)),
+            _ => Count(0),
+        })
+    }
+}

@@ -169,6 +169,38 @@ mod tests {
             d(r#"{"messages":[{"role":"user","content":"x"}]}"#),
             Some(Format::Chat)
         );
+        assert_eq!(
+            d(r#"{"type":"init","timestamp":"t","session_id":"s","model":"gemini-2.5-pro"}"#),
+            Some(Format::Gemini),
+            "a Gemini CLI stream is not taken for Codex or Claude Code"
+        );
+        assert_eq!(
+            d(r#"{"type":"message","role":"user","content":"hi","timestamp":"t"}"#),
+            Some(Format::Gemini)
+        );
+        assert_eq!(
+            d(r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}"#),
+            Some(Format::Codex)
+        );
+        assert_eq!(
+            d("{\n  \"sessionId\": \"s\",\n  \"projectHash\": \"p\",\n  \"messages\": []\n}"),
+            Some(Format::Gemini)
+        );
+        assert_eq!(
+            d(
+                r#"{"sessionId":"s","projectHash":"p","startTime":"t","lastUpdated":"t","kind":"main"}"#
+            ),
+            Some(Format::Gemini)
+        );
+        assert_eq!(
+            d(r#"{"info":{"id":"ses_1"},"messages":[{"info":{"role":"user"},"parts":[]}]}"#),
+            Some(Format::Opencode)
+        );
+        assert_eq!(
+            d(r#"{"role":"user","message":{"content":[{"type":"text","text":"hi"}]}}"#),
+            Some(Format::Cursor),
+            "a Cursor transcript is not taken for chat messages"
+        );
         assert_eq!(d(r#"{"hello":"world"}"#), None);
         assert_eq!(d("not json"), None);
     }

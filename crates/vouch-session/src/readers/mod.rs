@@ -9,8 +9,12 @@ pub(crate) mod chat;
 pub(crate) mod claude_code;
 pub(crate) mod codex;
 mod common;
+pub(crate) mod cursor;
 pub(crate) mod descriptor;
 pub(crate) mod detect;
+mod document;
+pub(crate) mod gemini;
+pub(crate) mod opencode;
 pub(crate) mod registry;
 pub(crate) mod vouch;
 

@@ -1,13 +1,16 @@
 //! The formats vouch reads, in the order detection tries them.
 
 use crate::readers::descriptor::Descriptor;
-use crate::readers::{chat, claude_code, codex, vouch};
+use crate::readers::{chat, claude_code, codex, cursor, gemini, opencode, vouch};
 use crate::session::Format;
 use crate::tool::ToolKind;
 
 /// Every format's descriptor, in detection order: the most specific markers first.
-pub(crate) const DESCRIPTORS: [&Descriptor; 4] = [
+pub(crate) const DESCRIPTORS: [&Descriptor; 7] = [
     &vouch::DESCRIPTOR,
+    &gemini::DESCRIPTOR,
+    &opencode::DESCRIPTOR,
+    &cursor::DESCRIPTOR,
     &chat::DESCRIPTOR,
     &codex::DESCRIPTOR,
     &claude_code::DESCRIPTOR,

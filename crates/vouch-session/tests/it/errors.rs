@@ -23,7 +23,7 @@ fn unreadable_inputs_each_get_one_line() {
     insta::assert_snapshot!(error_for(b"\n \n\t\n"), @"failed to read `<dir>/log.jsonl`: the file is empty");
     insta::assert_snapshot!(error_for(b"\x7fELF\x02\x01\x01\x00\x00\x00"), @"failed to read `<dir>/log.jsonl`: it is a binary file, not a text log");
     insta::assert_snapshot!(error_for(b"{\"role\":\"user\",\"content\":\"ok\"}\n{\"role\":\"user\",\"content\":\"caf\xe9\"}\n"), @"failed to read `<dir>/log.jsonl`: line 2 is not valid UTF-8");
-    insta::assert_snapshot!(error_for(b"hello world\n"), @"failed to read `<dir>/log.jsonl`: no line looks like a Claude Code, Codex, chat-message or vouch log (hint: force a format with --log-format)");
+    insta::assert_snapshot!(error_for(b"hello world\n"), @"failed to read `<dir>/log.jsonl`: no line looks like a Claude Code, Codex, Gemini CLI, opencode, Cursor, chat-message or vouch log (hint: force a format with --log-format)");
 }
 
 #[test]
@@ -102,9 +102,9 @@ fn arbitrary_bytes_never_panic() {
     use proptest::prelude::*;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("fuzz.jsonl");
-    proptest!(ProptestConfig::with_cases(200), |(bytes in proptest::collection::vec(any::<u8>(), 0..400), format in 0usize..5)| {
+    proptest!(ProptestConfig::with_cases(200), |(bytes in proptest::collection::vec(any::<u8>(), 0..400), format in 0usize..8)| {
         std::fs::write(&path, &bytes).unwrap();
-        let format = [None, Some(Format::ClaudeCode), Some(Format::Codex), Some(Format::Chat), Some(Format::Vouch)][format];
+        let format = [None, Some(Format::ClaudeCode), Some(Format::Codex), Some(Format::Chat), Some(Format::Vouch), Some(Format::Gemini), Some(Format::Opencode), Some(Format::Cursor)][format];
         let _ = read_path(&path, &ReadOptions { format, ..ReadOptions::default() });
     });
 }

@@ -6,7 +6,10 @@
 mod chat;
 mod claude_code;
 mod codex;
+mod cursor;
 mod errors;
+mod gemini;
+mod opencode;
 mod roundtrip;
 mod support;
 mod tail;

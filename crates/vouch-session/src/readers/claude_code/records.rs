@@ -8,6 +8,7 @@ use serde::Deserialize;
 use serde::de::{self, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
+use crate::readers::common::Count;
 use crate::session::Usage;
 
 /// One line of a Claude Code log; only the keys vouch uses.
@@ -212,18 +213,6 @@ impl<'de> Deserialize<'de> for ApiUsage {
             numbers_and_bools_become!(ApiUsage(None));
         }
         d.deserialize_any(V)
-    }
-}
-
-/// A token count: a non-negative integer; any other value counts as zero.
-pub(crate) struct Count(pub(crate) u64);
-
-impl<'de> Deserialize<'de> for Count {
-    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(match serde_json::Value::deserialize(d)? {
-            serde_json::Value::Number(n) => Count(n.as_u64().unwrap_or(0)),
-            _ => Count(0),
-        })
     }
 }
 
