@@ -16,16 +16,19 @@ pub enum AgentKind {
     ClaudeCode,
     /// OpenAI's Codex CLI (`codex`).
     Codex,
+    /// Google's Gemini CLI (`gemini`).
+    Gemini,
     /// Another agent, by name; vouch cannot run it, only read its recorded sessions.
     Other(String),
 }
 
 impl AgentKind {
-    /// Reads an agent's name: `claude`, `claude-code`, `codex`, or another.
+    /// Reads an agent's name: `claude`, `claude-code`, `codex`, `gemini`, or another.
     pub fn from_name(name: &str) -> AgentKind {
         match name.trim().to_ascii_lowercase().as_str() {
             "claude" | "claude-code" | "claude_code" | "claudecode" => AgentKind::ClaudeCode,
             "codex" | "codex-cli" => AgentKind::Codex,
+            "gemini" | "gemini-cli" => AgentKind::Gemini,
             other => AgentKind::Other(other.to_owned()),
         }
     }
@@ -35,6 +38,7 @@ impl AgentKind {
         match self {
             AgentKind::ClaudeCode => "claude-code",
             AgentKind::Codex => "codex",
+            AgentKind::Gemini => "gemini",
             AgentKind::Other(name) => name,
         }
     }

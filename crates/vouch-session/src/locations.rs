@@ -1,5 +1,6 @@
 //! Where agent products keep their session logs on disk: Claude Code under its configuration
-//! folder, one folder per project; Codex under its home, one rollout file per thread.
+//! folder, one folder per project; Codex under its home, one rollout file per thread; Gemini
+//! CLI under `~/.gemini/tmp/<project>/chats/`.
 //!
 //! Every function takes the environment as a lookup, so that a runner that sets variables for
 //! its child (a test's `CLAUDE_CONFIG_DIR`) finds the logs where that child wrote them.
@@ -45,6 +46,54 @@ pub fn codex_home(env: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
 /// Returns the folder Codex keeps its rollouts under, in its home.
 pub fn codex_sessions_dir(home: &Path) -> PathBuf {
     home.join("sessions")
+}
+
+/// Returns Gemini CLI's folder: `$GEMINI_CLI_HOME/.gemini`, else `$HOME/.gemini`. Its saved
+/// chats live under `tmp/<project>/chats/session-<time>-<id prefix>.json` (`.jsonl` in newer
+/// versions).
+pub fn gemini_dir(env: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
+    env("GEMINI_CLI_HOME")
+        .or_else(|| env("HOME"))
+        .map(|h| PathBuf::from(h).join(".gemini"))
+}
+
+/// Returns the saved chat file of Gemini CLI session `session_id` under `gemini_dir`, if there
+/// is one: a `session-*` file of any project's `chats/` whose name holds the id's first eight
+/// characters and whose content names the session.
+pub fn gemini_chat_file(gemini_dir: &Path, session_id: &str) -> Option<PathBuf> {
+    let short = session_id.get(..8).unwrap_or(session_id);
+    if short.is_empty() {
+        return None;
+    }
+    let mut found: Vec<PathBuf> = std::fs::read_dir(gemini_dir.join("tmp"))
+        .ok()?
+        .flatten()
+        .filter_map(|project| std::fs::read_dir(project.path().join("chats")).ok())
+        .flat_map(|chats| chats.flatten().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name().is_some_and(|n| {
+                let n = n.to_string_lossy();
+                n.starts_with("session-")
+                    && n.contains(short)
+                    && (n.ends_with(".json") || n.ends_with(".jsonl"))
+            })
+        })
+        .filter(|p| names_session(p, session_id))
+        .collect();
+    found.sort();
+    found.pop()
+}
+
+/// Returns true when the first bytes of the file at `path` name `session_id` as its session.
+fn names_session(path: &Path, session_id: &str) -> bool {
+    use std::io::Read as _;
+    let mut head = Vec::new();
+    let read = std::fs::File::open(path).and_then(|f| f.take(4096).read_to_end(&mut head));
+    read.is_ok() && {
+        let text = String::from_utf8_lossy(&head);
+        text.contains(&format!("\"sessionId\":\"{session_id}\""))
+            || text.contains(&format!("\"sessionId\": \"{session_id}\""))
+    }
 }
 
 /// Looks a variable up in `overrides` (the last setting wins), else in this process's

@@ -1,9 +1,10 @@
-//! Running a coding agent on a test's prompt and reading the session it wrote: Claude Code and
-//! Codex, each found on `PATH`, each with its prompt on standard input, a timeout that kills
+//! Running a coding agent on a test's prompt and reading the session it wrote: Claude Code,
+//! Codex and Gemini CLI, each found on `PATH`, each with its prompt on standard input, a timeout that kills
 //! the agent's whole process group, its exit status and standard error kept.
 
 mod claude;
 mod codex;
+mod gemini;
 
 use std::path::Path;
 use std::time::Duration;
@@ -13,6 +14,7 @@ use vouch_session::ReadReport;
 
 pub use claude::ClaudeCode;
 pub use codex::Codex;
+pub use gemini::Gemini;
 
 use crate::error::Error;
 use crate::spec::{AgentKind, TestFile};
@@ -74,8 +76,14 @@ pub fn runner_for(agent: &AgentKind) -> Result<Box<dyn AgentRunner>, Error> {
             })?;
             Ok(Box::new(Codex::new(program)))
         }
+        AgentKind::Gemini => {
+            let program = vouch_process::find_on_process_path("gemini").ok_or_else(|| {
+                Error::NoRunner("agent `gemini` (Gemini CLI) was not found on PATH".into())
+            })?;
+            Ok(Box::new(Gemini::new(program)))
+        }
         AgentKind::Other(name) => Err(Error::NoRunner(format!(
-            "vouch cannot run agent `{name}`; give the test a recorded `session:` to evaluate, or use claude-code or codex"
+            "vouch cannot run agent `{name}`; give the test a recorded `session:` to evaluate, or use claude-code, codex or gemini"
         ))),
     }
 }

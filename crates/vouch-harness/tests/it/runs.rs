@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use vouch_gate::PipelineConfig;
-use vouch_harness::runner::{AgentRunner, ClaudeCode, Codex};
+use vouch_harness::runner::{AgentRunner, ClaudeCode, Codex, Gemini};
 use vouch_harness::spec::{AgentKind, parse};
 use vouch_harness::suite::{self, Progress, RunOptions, TestResult};
 use vouch_harness::{NoGrader, TestFile};
@@ -43,6 +43,9 @@ fn run_suite(tests: &[TestFile], jobs: usize, state: &Path, config_dir: &Path) -
                     .env("CLAUDE_CONFIG_DIR", &config_dir),
             )),
             AgentKind::Codex => Ok(Box::new(Codex::new(fake("codex")))),
+            AgentKind::Gemini => Ok(Box::new(
+                Gemini::new(fake("gemini")).env("GEMINI_CLI_HOME", &config_dir),
+            )),
             AgentKind::Other(name) => {
                 Err(vouch_harness::Error::NoRunner(format!("no agent {name}")))
             }
@@ -160,6 +163,39 @@ fn codex_runs_are_read_from_its_events() {
     assert!(!results[1].passed);
     let row = &results[1].runs[0].rows[0];
     insta::assert_snapshot!(row.reason.as_deref().unwrap(), @r#"Bash was called 1 time with command exactly "cargo test", and none succeeded: command_execution bash -lc 'cargo test' [failed (exit 101)] (line 3)"#);
+}
+
+#[test]
+fn gemini_runs_are_read_from_the_chat_file_it_saved_or_else_its_stream() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let passing = test(&format!(
+        "name: gemini\nagent: gemini\nprompt: run the tests\n{CHECKS}"
+    ));
+    let failing = test(&format!(
+        "name: gemini-fails\nagent: gemini\nprompt: FAIL_TESTS\n{CHECKS}"
+    ));
+    let unsaved = test(&format!(
+        "name: gemini-unsaved\nagent: gemini\nprompt: NO_SAVE\n{CHECKS}"
+    ));
+    let results = run_suite(&[passing, failing, unsaved], 2, dir.path(), home.path());
+    assert!(results[0].passed, "{:?}", results[0]);
+    let source = results[0].runs[0].session.as_deref().unwrap();
+    assert!(
+        source.contains("/.gemini/tmp/") && source.ends_with(".json"),
+        "{source}"
+    );
+    assert!(!results[1].passed);
+    let row = &results[1].runs[0].rows[1];
+    assert!(
+        row.reason.as_deref().unwrap().contains("failed (exit 101)"),
+        "{row:?}"
+    );
+    assert!(results[2].passed, "{:?}", results[2]);
+    assert_eq!(
+        results[2].runs[0].session.as_deref(),
+        Some("the events gemini printed")
+    );
 }
 
 #[test]
