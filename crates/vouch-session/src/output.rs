@@ -7,7 +7,6 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 use serde::Deserialize;
-use serde_json::value::RawValue;
 
 use crate::error::Error;
 
@@ -25,7 +24,55 @@ pub const PREVIEW_LEN: usize = 64;
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Output {
     text: Box<str>,
-    span: Option<Span>,
+    span: Packed,
+}
+
+/// An `Option<Span>` in sixteen bytes rather than twenty-four: a session holds one per result.
+/// The length and encoding share a word (`len << 1 | encoding`); zero means no span (a JSON
+/// value is never empty).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct Packed {
+    offset: u64,
+    len_encoding: u64,
+}
+
+impl Packed {
+    const NONE: Packed = Packed {
+        offset: 0,
+        len_encoding: 0,
+    };
+
+    fn new(span: Option<Span>) -> Packed {
+        match span {
+            Some(span) if span.len > 0 && span.len < (1 << 63) => {
+                let encoding = match span.encoding {
+                    Encoding::JsonString => 0,
+                    Encoding::ContentBlocks => 1,
+                };
+                Packed {
+                    offset: span.offset,
+                    len_encoding: span.len << 1 | encoding,
+                }
+            }
+            _ => Packed::NONE,
+        }
+    }
+
+    fn get(self) -> Option<Span> {
+        (self.len_encoding != 0).then(|| Span {
+            offset: self.offset,
+            len: self.len_encoding >> 1,
+            encoding: if self.len_encoding & 1 == 0 {
+                Encoding::JsonString
+            } else {
+                Encoding::ContentBlocks
+            },
+        })
+    }
+
+    fn is_none(self) -> bool {
+        self.len_encoding == 0
+    }
 }
 
 /// A byte range of a JSON value inside a log file.
@@ -90,7 +137,7 @@ impl Output {
     pub fn inline(text: impl Into<Box<str>>) -> Output {
         Output {
             text: text.into(),
-            span: None,
+            span: Packed::NONE,
         }
     }
 
@@ -102,28 +149,29 @@ impl Output {
         }
         Output {
             text: preview_of(text).into(),
-            span: Some(span),
+            span: Packed::new(Some(span)),
         }
     }
 
     /// Returns the output held in a JSON value of the log: decoded whole when short; when long
     /// and `span` is given, only its first bytes are decoded, the rest stays in the file.
-    pub(crate) fn from_json(
-        raw: &RawValue,
-        span: Option<Span>,
-    ) -> Result<Output, serde_json::Error> {
-        let json = raw.get();
+    pub(crate) fn from_json(json: &str, span: Option<Span>) -> Result<Output, serde_json::Error> {
         if let (Some(span), true) = (span, json.starts_with('"')) {
-            // An escape takes at most six bytes for one byte of text: a literal this long holds
-            // more than `INLINE_LIMIT` bytes of text, and only its preview is decoded.
-            if (json.len() - 2) / 6 > INLINE_LIMIT {
-                let (mut prefix, _) = decode_prefix(json, PREVIEW_LEN);
-                prefix.truncate(preview_of(&prefix).len());
-                return Ok(Output {
-                    text: prefix.into_boxed_str(),
-                    span: Some(span),
-                });
+            // Only as much of the literal is decoded as tells a short output (held whole) from
+            // a long one (held as its preview): the rest of a long one stays in the file.
+            let (mut prefix, whole) = if surely_longer(json, INLINE_LIMIT) {
+                (decode_prefix(json, PREVIEW_LEN).0, false)
+            } else {
+                decode_prefix(json, INLINE_LIMIT + 1)
+            };
+            if whole && prefix.len() <= INLINE_LIMIT {
+                return Ok(Output::inline(prefix));
             }
+            prefix.truncate(preview_of(&prefix).len());
+            return Ok(Output {
+                text: prefix.into_boxed_str(),
+                span: Packed::new(Some(span)),
+            });
         }
         let text = Encoding::ContentBlocks.decode(json)?;
         Ok(match span {
@@ -136,7 +184,7 @@ impl Output {
     pub fn from_parts(preview: impl Into<Box<str>>, span: Option<Span>) -> Output {
         Output {
             text: preview.into(),
-            span,
+            span: Packed::new(span),
         }
     }
 
@@ -152,7 +200,7 @@ impl Output {
 
     /// Returns where the full text lives when it is not held in memory.
     pub fn span(&self) -> Option<Span> {
-        self.span
+        self.span.get()
     }
 
     /// Returns true when the full text is held in memory.
@@ -168,7 +216,7 @@ impl Output {
     /// Returns the full text, reading it from `source` (the log file the output was read from)
     /// when only a preview is held in memory.
     pub fn load(&self, source: Option<&Path>) -> Result<Cow<'_, str>, Error> {
-        let Some(span) = self.span else {
+        let Some(span) = self.span.get() else {
             return Ok(Cow::Borrowed(&self.text));
         };
         let Some(path) = source else {
@@ -210,6 +258,22 @@ pub(crate) fn preview_of(text: &str) -> &str {
         end -= 1;
     }
     &text[..end]
+}
+
+/// Returns true when the JSON string literal `json` surely decodes to more than `limit` bytes of
+/// text: each backslash starts an escape of at most six bytes that gives at least one byte, so
+/// the text is at least the literal's length less five bytes a backslash. Counting them is far
+/// cheaper than decoding.
+fn surely_longer(json: &str, limit: usize) -> bool {
+    let inner = json.len().saturating_sub(2);
+    if inner <= limit {
+        return false;
+    }
+    if inner / 6 > limit {
+        return true;
+    }
+    let escapes = memchr::memchr_iter(b'\\', json.as_bytes()).count();
+    inner.saturating_sub(5 * escapes) > limit
 }
 
 /// Decodes the start of a JSON string literal (`json` starts with its opening quote and has
@@ -279,17 +343,18 @@ fn escape(rest: &[u8]) -> (char, usize) {
 
 /// Returns the span of `raw` inside `line`, which starts `line_offset` bytes into the file.
 ///
-/// `raw` must have been deserialized by borrowing from `line`; when it was not, `None`.
+/// `raw` must be a slice of `line` (a value deserialized by borrowing from it); when it is not,
+/// `None`.
 pub(crate) fn span_within(
     line: &str,
     line_offset: u64,
-    raw: &RawValue,
+    raw: &str,
     encoding: Encoding,
 ) -> Option<Span> {
-    let start = (raw.get().as_ptr() as usize).checked_sub(line.as_ptr() as usize)?;
-    (start + raw.get().len() <= line.len()).then(|| Span {
+    let start = (raw.as_ptr() as usize).checked_sub(line.as_ptr() as usize)?;
+    (start + raw.len() <= line.len()).then(|| Span {
         offset: line_offset + start as u64,
-        len: raw.get().len() as u64,
+        len: raw.len() as u64,
         encoding,
     })
 }
@@ -298,6 +363,7 @@ pub(crate) fn span_within(
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use serde_json::value::RawValue;
 
     #[test]
     fn previews_cut_at_char_boundaries() {
@@ -330,7 +396,7 @@ mod tests {
             encoding: Encoding::JsonString,
         };
         let raw: Box<RawValue> = serde_json::from_str(&json).unwrap();
-        let out = Output::from_json(&raw, Some(span)).unwrap();
+        let out = Output::from_json(raw.get(), Some(span)).unwrap();
         assert!(!out.is_complete());
         assert_eq!(out.preview().len(), PREVIEW_LEN);
         assert_eq!(out.load(Some(&path)).unwrap(), text);

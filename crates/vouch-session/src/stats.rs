@@ -83,7 +83,13 @@ impl SessionStats {
                 },
                 EventKind::ToolCall(c) => {
                     stats.tool_calls += 1;
-                    *stats.by_name.entry(c.name.clone()).or_default() += 1;
+                    // Looked up before inserting: a name is copied once, not once per call.
+                    match stats.by_name.get_mut(&c.name) {
+                        Some(n) => *n += 1,
+                        None => {
+                            stats.by_name.insert(c.name.clone(), 1);
+                        }
+                    }
                     *stats.by_kind.entry(c.kind).or_default() += 1;
                 }
                 EventKind::ToolResult(r) => {

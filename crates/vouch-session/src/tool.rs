@@ -1,7 +1,7 @@
 //! Tool calls, their results, the canonical tool kinds and the outcome of a call.
 
 use std::fmt;
-use std::sync::OnceLock;
+use once_cell::race::OnceBox;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -101,10 +101,25 @@ pub struct ToolCall {
 
 /// The arguments of a tool call: held as compact JSON text and parsed on first use, so that a
 /// session of a hundred thousand calls does not hold a hundred thousand JSON trees.
-#[derive(Clone, Default)]
+#[derive(Default)]
 pub struct Args {
     json: Box<str>,
-    parsed: OnceLock<Box<Value>>,
+    /// The parsed value, once asked for: one pointer, not a lock and a pointer, since a session
+    /// holds one of these per call.
+    parsed: OnceBox<Value>,
+}
+
+impl Clone for Args {
+    fn clone(&self) -> Args {
+        let parsed = OnceBox::new();
+        if let Some(value) = self.parsed.get() {
+            let _ = parsed.set(Box::new(value.clone()));
+        }
+        Args {
+            json: self.json.clone(),
+            parsed,
+        }
+    }
 }
 
 impl Args {
@@ -113,7 +128,7 @@ impl Args {
         if serde_json::from_str::<serde::de::IgnoredAny>(json).is_ok() {
             Args {
                 json: json.into(),
-                parsed: OnceLock::new(),
+                parsed: OnceBox::new(),
             }
         } else {
             Args::from_value(Value::String(json.to_owned()))
@@ -124,16 +139,16 @@ impl Args {
     pub fn from_raw(raw: &serde_json::value::RawValue) -> Args {
         Args {
             json: raw.get().into(),
-            parsed: OnceLock::new(),
+            parsed: OnceBox::new(),
         }
     }
 
     /// Returns arguments holding `value`.
     pub fn from_value(value: Value) -> Args {
-        Args {
-            json: value.to_string().into(),
-            parsed: OnceLock::from(Box::new(value)),
-        }
+        let json = value.to_string().into();
+        let parsed = OnceBox::new();
+        let _ = parsed.set(Box::new(value));
+        Args { json, parsed }
     }
 
     /// Returns the arguments as a JSON value, parsing them on first use.

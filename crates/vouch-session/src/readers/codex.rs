@@ -186,17 +186,17 @@ fn spawned_rollout(parent: &Path, thread_id: &str) -> Option<PathBuf> {
 /// One line: a rollout record, a `codex exec --json` event, or a legacy bare item.
 #[derive(Deserialize)]
 struct Record<'a> {
-    #[serde(rename = "type", borrow, default)]
+    #[serde(rename = "type", borrow, default, deserialize_with = "common::opt_cow")]
     kind: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "common::opt_cow")]
     timestamp: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     payload: Option<&'a RawValue>,
     #[serde(borrow, default)]
     item: Option<&'a RawValue>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "common::opt_cow")]
     thread_id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "common::opt_cow")]
     id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     usage: Option<&'a RawValue>,
@@ -207,48 +207,48 @@ struct Record<'a> {
 struct Item<'a> {
     #[serde(rename = "type", borrow)]
     kind: Cow<'a, str>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "common::opt_cow")]
     role: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     content: Option<&'a RawValue>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "common::opt_cow")]
     text: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "common::opt_cow")]
     name: Option<Cow<'a, str>>,
     /// The namespace of a namespaced tool (`mcp__node_repl__` for MCP tools, `functions`).
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "common::opt_cow")]
     namespace: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     arguments: Option<&'a RawValue>,
     #[serde(borrow, default)]
     input: Option<&'a RawValue>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "common::opt_cow")]
     call_id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "common::opt_cow")]
     id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     output: Option<&'a RawValue>,
     #[serde(borrow, default)]
     action: Option<&'a RawValue>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "common::opt_cow")]
     status: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     command: Option<&'a RawValue>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "common::opt_cow")]
     aggregated_output: Option<Cow<'a, str>>,
     #[serde(default)]
     exit_code: Option<i64>,
     #[serde(borrow, default)]
     changes: Option<&'a RawValue>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "common::opt_cow")]
     server: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "common::opt_cow")]
     tool: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     result: Option<&'a RawValue>,
     #[serde(borrow, default)]
     error: Option<&'a RawValue>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "common::opt_cow")]
     query: Option<Cow<'a, str>>,
 }
 
@@ -257,23 +257,23 @@ struct Item<'a> {
 struct EventMsg<'a> {
     #[serde(rename = "type", borrow)]
     kind: Cow<'a, str>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "common::opt_cow")]
     message: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "common::opt_cow")]
     call_id: Option<Cow<'a, str>>,
     #[serde(default)]
     exit_code: Option<i64>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "common::opt_cow")]
     aggregated_output: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "common::opt_cow")]
     stdout: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "common::opt_cow")]
     stderr: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "common::opt_cow")]
     status: Option<Cow<'a, str>>,
     #[serde(default)]
     success: Option<bool>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "common::opt_cow")]
     new_thread_id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     command: Option<&'a RawValue>,
@@ -318,11 +318,11 @@ struct TokenInfo {
 /// `session_meta` and `turn_context` payloads.
 #[derive(Deserialize)]
 struct Meta<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "common::opt_cow")]
     id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "common::opt_cow")]
     cwd: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "common::opt_cow")]
     model: Option<Cow<'a, str>>,
 }
 
@@ -624,7 +624,7 @@ impl<'i> CodexLog<'i> {
             }
             let p: Payload<'_> =
                 serde_json::from_str(raw.get()).map_err(|e| LineError::nested("output", &e))?;
-            let output = common::output(self.input, at.text, at.offset, p.content)
+            let output = common::output(self.input, at.text, at.offset, p.content.map(RawValue::get))
                 .map_err(|e| LineError::nested("output.content", &e))?;
             let outcome = match p.success {
                 Some(false) => Outcome::Error,
@@ -632,7 +632,7 @@ impl<'i> CodexLog<'i> {
             };
             return Ok((output, outcome));
         }
-        let output = common::output(self.input, at.text, at.offset, Some(raw))
+        let output = common::output(self.input, at.text, at.offset, Some(raw.get()))
             .map_err(|e| LineError::nested("output", &e))?;
         // Older Codex versions wrap the output in a JSON string with its exit code.
         if output.is_complete() && output.preview().starts_with("{\"output\"") {

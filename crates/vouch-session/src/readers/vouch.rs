@@ -165,9 +165,9 @@ impl LineSink for VouchLog<'_> {
             "tool_result" => {
                 let output = match e.output {
                     Some(raw) => {
-                        let span = span_within(line, offset, raw, Encoding::JsonString)
+                        let span = span_within(line, offset, raw.get(), Encoding::JsonString)
                             .filter(|_| self.input.spill);
-                        Output::from_json(raw, span)
+                        Output::from_json(raw.get(), span)
                             .map_err(|err| LineError::nested("output", &err))?
                     }
                     None => Output::default(),

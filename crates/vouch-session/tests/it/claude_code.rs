@@ -308,3 +308,45 @@ fn flat_subagent_files_attach_to_their_task_calls_and_tokens_count_once() {
     );
     assert_eq!(sub.usage.unwrap().output, 12);
 }
+
+/// Long lines are read without their longest literal and the literal is taken from where it
+/// stands: the output, a long message and a long tool input read the same as short ones.
+#[test]
+fn long_outputs_messages_and_inputs_read_whole() {
+    let output = "line \"one\"\\ é\n".repeat(300);
+    let text = "I will write the file. ".repeat(200);
+    let content = "fn main() {}\n".repeat(300);
+    let lines = [
+        serde_json::json!({"type": "user", "sessionId": "s", "uuid": "u1", "message": {"role": "user", "content": text}}),
+        serde_json::json!({"type": "assistant", "sessionId": "s", "uuid": "u2", "message": {"id": "m1", "role": "assistant", "content": [
+            {"type": "text", "text": text},
+        ]}}),
+        serde_json::json!({"type": "assistant", "sessionId": "s", "uuid": "u3", "message": {"id": "m1", "role": "assistant", "content": [
+            {"type": "tool_use", "id": "t1", "name": "Write", "input": {"file_path": "src/main.rs", "content": content}},
+        ]}}),
+        serde_json::json!({"type": "user", "sessionId": "s", "uuid": "u4", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": output, "is_error": false},
+        ]}}),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long.jsonl");
+    let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    assert!(body.lines().all(|l| l.len() > 2048), "every line takes the long path");
+    std::fs::write(&path, &body).unwrap();
+    for report in [
+        vouch_session::read_path(&path, &vouch_session::ReadOptions::default()).unwrap(),
+        vouch_session::read_from(body.as_bytes(), "-", &vouch_session::ReadOptions::default())
+            .unwrap(),
+    ] {
+        assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
+        let s = &report.session;
+        let messages: Vec<&str> = s.events.iter().filter_map(|e| e.as_message()).collect();
+        assert_eq!(messages, vec![text.as_str(), text.as_str()]);
+        let call = s.tool_calls().next().unwrap();
+        assert_eq!(call.arg_str("content"), Some(content.as_str()));
+        assert_eq!(call.touched_paths(), vec!["src/main.rs"]);
+        let result = s.tool_results().next().unwrap();
+        let loaded = s.output_text(&result.output).unwrap();
+        assert_eq!(loaded, output);
+    }
+}

@@ -22,30 +22,43 @@ pub(super) struct Group {
     pub(super) usage: Tokens,
 }
 
-/// Token usage of one session being read: the last usage each message id reported (the split
-/// lines of one message repeat it), plus that of messages without an id.
+/// Token usage of one session being read: per message id, the last usage its lines report (the
+/// split lines of one message repeat it), plus that of messages without an id. The lines of one
+/// message are written together, so only the latest messages are kept apart; an older one's
+/// usage is final and goes into the total.
 #[derive(Debug, Default)]
 pub(super) struct Tokens {
-    by_message: crate::hash::FastMap<u64, Usage>,
-    unkeyed: Usage,
+    recent: std::collections::VecDeque<(u64, Usage)>,
+    total: Usage,
     seen: bool,
 }
 
 impl Tokens {
+    /// How many of the latest messages are kept apart.
+    const WINDOW: usize = 64;
+
     fn add(&mut self, message: Option<u64>, usage: Usage) {
         self.seen = true;
-        match message {
-            Some(id) => {
-                self.by_message.insert(id, usage);
-            }
-            None => self.unkeyed += usage,
+        let Some(id) = message else {
+            self.total += usage;
+            return;
+        };
+        if let Some((_, last)) = self.recent.iter_mut().rev().find(|(m, _)| *m == id) {
+            *last = usage;
+            return;
         }
+        if self.recent.len() == Self::WINDOW
+            && let Some((_, done)) = self.recent.pop_front()
+        {
+            self.total += done;
+        }
+        self.recent.push_back((id, usage));
     }
 
     fn total(self) -> Option<Usage> {
         self.seen.then(|| {
-            let mut total = self.unkeyed;
-            for usage in self.by_message.into_values() {
+            let mut total = self.total;
+            for (_, usage) in self.recent {
                 total += usage;
             }
             total

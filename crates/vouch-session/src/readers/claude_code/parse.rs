@@ -302,7 +302,7 @@ impl ClaudeParser<'_> {
                                 "a `{kind}` block without `tool_use_id`"
                             )));
                         };
-                        let output = common::output(self.input, line, offset, block.content)
+                        let output = common::output(self.input, line, offset, block.content.map(|r| r.get()))
                             .map_err(|e| LineError::nested("content", &e))?;
                         let info = rec.tool_use_result.as_ref();
                         let outcome = outcome(

@@ -8,23 +8,23 @@ use serde::Deserialize;
 use serde::de::{self, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
-use crate::readers::common::Count;
+use crate::readers::common::{self, Count};
 use crate::session::Usage;
 
 /// One line of a Claude Code log; only the keys vouch uses.
 #[derive(Deserialize)]
 pub(super) struct Record<'a> {
-    #[serde(rename = "type", borrow, default)]
+    #[serde(rename = "type", borrow, default, deserialize_with = "common::opt_cow")]
     pub(super) kind: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "common::opt_cow")]
     pub(super) subtype: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     pub(super) message: Option<Message<'a>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "common::opt_cow")]
     pub(super) uuid: Option<Cow<'a, str>>,
-    #[serde(rename = "parentUuid", borrow, default)]
+    #[serde(rename = "parentUuid", borrow, default, deserialize_with = "common::opt_cow")]
     pub(super) parent_uuid: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "common::opt_cow")]
     pub(super) timestamp: Option<Cow<'a, str>>,
     #[serde(rename = "isSidechain", default)]
     pub(super) is_sidechain: Option<bool>,
@@ -32,21 +32,21 @@ pub(super) struct Record<'a> {
     pub(super) is_meta: Option<bool>,
     #[serde(rename = "isCompactSummary", default)]
     pub(super) is_compact_summary: Option<bool>,
-    #[serde(rename = "sessionId", alias = "session_id", borrow, default)]
+    #[serde(rename = "sessionId", alias = "session_id", borrow, default, deserialize_with = "common::opt_cow")]
     pub(super) session_id: Option<Cow<'a, str>>,
-    #[serde(rename = "agentId", borrow, default)]
+    #[serde(rename = "agentId", borrow, default, deserialize_with = "common::opt_cow")]
     pub(super) agent_id: Option<Cow<'a, str>>,
     #[serde(rename = "toolUseResult", default)]
     pub(super) tool_use_result: Option<ResultInfo>,
     #[serde(borrow, default)]
     pub(super) data: Option<&'a RawValue>,
-    #[serde(rename = "parentToolUseID", borrow, default)]
+    #[serde(rename = "parentToolUseID", borrow, default, deserialize_with = "common::opt_cow")]
     pub(super) progress_tool_use_id: Option<Cow<'a, str>>,
-    #[serde(rename = "parent_tool_use_id", borrow, default)]
+    #[serde(rename = "parent_tool_use_id", borrow, default, deserialize_with = "common::opt_cow")]
     pub(super) parent_tool_use_id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "common::opt_cow")]
     pub(super) cwd: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "common::opt_cow")]
     pub(super) model: Option<Cow<'a, str>>,
 }
 
@@ -221,15 +221,15 @@ impl<'de> Deserialize<'de> for ApiUsage {
 pub(super) struct Block<'a> {
     #[serde(rename = "type", borrow)]
     pub(super) kind: Cow<'a, str>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "common::opt_cow")]
     pub(super) text: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "common::opt_cow")]
     pub(super) id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "common::opt_cow")]
     pub(super) name: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     pub(super) input: Option<&'a RawValue>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, deserialize_with = "common::opt_cow")]
     pub(super) tool_use_id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     pub(super) content: Option<&'a RawValue>,
@@ -240,9 +240,9 @@ pub(super) struct Block<'a> {
 /// The `data` of a `progress` record; `agent_progress` links a subagent to its Task call.
 #[derive(Deserialize)]
 pub(super) struct ProgressData<'a> {
-    #[serde(rename = "type", borrow, default)]
+    #[serde(rename = "type", borrow, default, deserialize_with = "common::opt_cow")]
     pub(super) kind: Option<Cow<'a, str>>,
-    #[serde(rename = "agentId", borrow, default)]
+    #[serde(rename = "agentId", borrow, default, deserialize_with = "common::opt_cow")]
     pub(super) agent_id: Option<Cow<'a, str>>,
 }
 
