@@ -366,6 +366,34 @@ mod tests {
     use serde_json::value::RawValue;
 
     #[test]
+    fn literals_near_the_inline_limit_are_told_apart_exactly() {
+        let span = Span {
+            offset: 10,
+            len: 0,
+            encoding: Encoding::ContentBlocks,
+        };
+        for (text, inline) in [
+            ("a".repeat(INLINE_LIMIT), true),
+            ("a".repeat(INLINE_LIMIT + 1), false),
+            ("\n".repeat(INLINE_LIMIT), true),
+            ("\n".repeat(INLINE_LIMIT + 1), false),
+            ("é".repeat(INLINE_LIMIT / 2), true),
+        ] {
+            let json = serde_json::to_string(&text).unwrap();
+            let span = Span {
+                len: json.len() as u64,
+                ..span
+            };
+            let out = Output::from_json(&json, Some(span)).unwrap();
+            assert_eq!(out.is_complete(), inline, "{} bytes", text.len());
+            assert_eq!(out, Output::spilled(&text, span));
+            assert_eq!(out.span().is_some(), !inline);
+        }
+        assert!(surely_longer(&format!("\"{}\"", "a".repeat(600)), INLINE_LIMIT));
+        assert!(!surely_longer(&format!("\"{}\"", "\\n".repeat(300)), INLINE_LIMIT));
+    }
+
+    #[test]
     fn previews_cut_at_char_boundaries() {
         let text = "é".repeat(300);
         let p = preview_of(&text);
