@@ -84,7 +84,9 @@ impl Receipt {
             output_tail: Some(tail(&output).to_owned()),
         };
         Some(Receipt {
-            origin: Origin::Session { line: event.line },
+            origin: Origin::Session {
+                line: event.line_number(),
+            },
             run: CommandRun {
                 command,
                 succeeded,

@@ -61,7 +61,7 @@ struct Fixture {
 fn actor(role: Role, name: Option<&str>) -> Actor {
     Actor {
         role,
-        name: name.map(str::to_owned),
+        name: name.map(Into::into),
     }
 }
 

@@ -38,7 +38,7 @@ pub struct Actor {
     /// The role.
     pub role: Role,
     /// The agent's name (`Developer`, `Tester`), when known.
-    pub name: Option<String>,
+    pub name: Option<Box<str>>,
 }
 
 impl Actor {
@@ -48,7 +48,7 @@ impl Actor {
     }
 
     /// Returns an actor with a role and a name.
-    pub fn named(role: Role, name: impl Into<String>) -> Actor {
+    pub fn named(role: Role, name: impl Into<Box<str>>) -> Actor {
         Actor {
             role,
             name: Some(name.into()),
@@ -60,15 +60,34 @@ impl Actor {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Event {
     /// Position in the session, from 0, without gaps.
-    pub seq: u64,
+    pub seq: u32,
     /// When it happened, when the log says.
     pub timestamp: Option<Timestamp>,
     /// Who produced it.
     pub actor: Actor,
     /// What it was.
     pub kind: EventKind,
-    /// The 1-based line of the log it was read from, when read from a line-oriented log.
-    pub line: Option<u64>,
+    /// The 1-based line of the log it was read from, when read from a line-oriented log (and
+    /// the line's number fits 32 bits).
+    pub line: Option<std::num::NonZeroU32>,
+}
+
+impl Event {
+    /// Returns the 1-based line of the log the event was read from, as a plain number.
+    pub fn line_number(&self) -> Option<u64> {
+        self.line.map(|l| u64::from(l.get()))
+    }
+}
+
+/// Returns the `line` of an event read from line `n`: `None` for 0, and for a line past the
+/// 4,294,967,295th (an event keeps its line in 32 bits; a session holds hundreds of thousands).
+pub fn line_at(n: u64) -> Option<std::num::NonZeroU32> {
+    u32::try_from(n).ok().and_then(std::num::NonZeroU32::new)
+}
+
+/// Returns the `seq` of the event at `index` of a session.
+pub(crate) fn seq_at(index: usize) -> u32 {
+    u32::try_from(index).unwrap_or(u32::MAX)
 }
 
 /// What an event was.

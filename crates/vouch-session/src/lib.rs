@@ -46,7 +46,7 @@ mod tail;
 mod tool;
 
 pub use error::{Diagnostic, DiagnosticKind, Error};
-pub use event::{Actor, Event, EventKind, Message, Role};
+pub use event::{Actor, Event, EventKind, Message, Role, line_at};
 pub use hash::{FastMap, FnvHasher};
 pub use output::{Encoding, INLINE_LIMIT, Output, PREVIEW_LEN, Span};
 pub use read::{read_from, read_path};

@@ -59,7 +59,7 @@ impl Packed {
     }
 
     fn get(self) -> Option<Span> {
-        (self.len_encoding != 0).then(|| Span {
+        (self.len_encoding != 0).then_some(Span {
             offset: self.offset,
             len: self.len_encoding >> 1,
             encoding: if self.len_encoding & 1 == 0 {
@@ -389,8 +389,14 @@ mod tests {
             assert_eq!(out, Output::spilled(&text, span));
             assert_eq!(out.span().is_some(), !inline);
         }
-        assert!(surely_longer(&format!("\"{}\"", "a".repeat(600)), INLINE_LIMIT));
-        assert!(!surely_longer(&format!("\"{}\"", "\\n".repeat(300)), INLINE_LIMIT));
+        assert!(surely_longer(
+            &format!("\"{}\"", "a".repeat(600)),
+            INLINE_LIMIT
+        ));
+        assert!(!surely_longer(
+            &format!("\"{}\"", "\\n".repeat(300)),
+            INLINE_LIMIT
+        ));
     }
 
     #[test]

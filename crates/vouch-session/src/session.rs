@@ -225,9 +225,8 @@ impl Session {
     /// Appends an event by `actor` with the next `seq`, no timestamp and no line: how sessions
     /// are built in code (tests, generators, orchestrators).
     pub fn push(&mut self, actor: Actor, kind: EventKind) -> &mut Event {
-        let seq = self.events.len() as u64;
         self.events.push(Event {
-            seq,
+            seq: crate::event::seq_at(self.events.len()),
             timestamp: None,
             actor,
             kind,
@@ -333,7 +332,7 @@ mod tests {
     use super::*;
     use crate::event::{Actor, Message, Role};
 
-    fn msg(seq: u64, role: Role, text: &str) -> Event {
+    fn msg(seq: u32, role: Role, text: &str) -> Event {
         Event {
             seq,
             timestamp: None,

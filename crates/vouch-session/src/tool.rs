@@ -1,7 +1,7 @@
 //! Tool calls, their results, the canonical tool kinds and the outcome of a call.
 
-use std::fmt;
 use once_cell::race::OnceBox;
+use std::fmt;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

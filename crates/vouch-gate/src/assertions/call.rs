@@ -156,7 +156,7 @@ pub fn show(call: &Call<'_>) -> String {
         None => out.push_str(" [no result]"),
         Some(_) => {}
     }
-    if let Some(line) = call.event.line {
+    if let Some(line) = call.event.line_number() {
         let _ = write!(out, " (line {line})");
     }
     if call.depth > 0 {

@@ -52,7 +52,7 @@ pub(crate) fn last_reply(session: &Session) -> Option<Reply<'_>> {
         .next_back();
     Some(Reply {
         start,
-        last_seq: events.last().map_or(0, |e| e.seq),
+        last_seq: events.last().map_or(0, |e| u64::from(e.seq)),
         agent,
         text,
         handoff,
@@ -101,7 +101,7 @@ mod tests {
             };
             let actor = Actor {
                 role: *role,
-                name: name.map(str::to_owned),
+                name: name.map(Into::into),
             };
             session.push(actor, kind);
         }

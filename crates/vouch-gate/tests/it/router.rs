@@ -370,7 +370,13 @@ fn history(items: &[(u8, u8, String)]) -> Session {
                 call("handoff", json!({"route_keyword": text})),
             ),
         };
-        session.push(Actor { role, name }, kind);
+        session.push(
+            Actor {
+                role,
+                name: name.map(String::into_boxed_str),
+            },
+            kind,
+        );
     }
     session
 }

@@ -55,8 +55,7 @@ impl AgentRunner for Gemini {
             format: Some(Format::Gemini),
             ..ReadOptions::default()
         };
-        let stream = match vouch_session::read_from(&stdout[..], "<gemini stream-json>", &options)
-        {
+        let stream = match vouch_session::read_from(&stdout[..], "<gemini stream-json>", &options) {
             Ok(report) => report,
             Err(e) => {
                 run.error = Some(if run.timed_out {

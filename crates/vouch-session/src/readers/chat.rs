@@ -213,7 +213,7 @@ impl ChatLog {
                 .map_err(|e| LineError::nested("content", &e))?,
             None => String::new(),
         };
-        let name = m.name.as_deref().map(str::to_owned);
+        let name: Option<Box<str>> = m.name.as_deref().map(Into::into);
         match &*m.role {
             "assistant" => {
                 let actor = Actor {
@@ -257,7 +257,7 @@ impl ChatLog {
                         .iter()
                         .rev()
                         .filter_map(|e| e.as_tool_call())
-                        .find(|c| &c.name == n)
+                        .find(|c| *c.name == **n)
                         .map(|c| c.call_id.clone())
                         .unwrap_or_default(),
                     (None, None) => {

@@ -624,8 +624,9 @@ impl<'i> CodexLog<'i> {
             }
             let p: Payload<'_> =
                 serde_json::from_str(raw.get()).map_err(|e| LineError::nested("output", &e))?;
-            let output = common::output(self.input, at.text, at.offset, p.content.map(RawValue::get))
-                .map_err(|e| LineError::nested("output.content", &e))?;
+            let output =
+                common::output(self.input, at.text, at.offset, p.content.map(RawValue::get))
+                    .map_err(|e| LineError::nested("output.content", &e))?;
             let outcome = match p.success {
                 Some(false) => Outcome::Error,
                 _ => text_outcome(output.preview()),
@@ -912,7 +913,7 @@ impl<'i> CodexLog<'i> {
             });
         }
         for (i, e) in events.iter_mut().enumerate() {
-            e.seq = i as u64;
+            e.seq = crate::event::seq_at(i);
         }
         Session {
             id: self.id.unwrap_or_default(),

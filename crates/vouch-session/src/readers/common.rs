@@ -8,7 +8,7 @@ use serde::de::{self, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::event::{Actor, Event, EventKind, Message};
+use crate::event::{Actor, Event, EventKind, Message, line_at, seq_at};
 use crate::output::{Encoding, Output, span_within};
 use crate::source::Input;
 use crate::tool::{Outcome, ToolCall, ToolResult};
@@ -28,13 +28,12 @@ impl Events {
         line: Option<u64>,
         kind: EventKind,
     ) {
-        let seq = self.events.len() as u64;
         self.events.push(Event {
-            seq,
+            seq: seq_at(self.events.len()),
             timestamp,
             actor,
             kind,
-            line,
+            line: line.and_then(line_at),
         });
     }
 

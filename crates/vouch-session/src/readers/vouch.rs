@@ -181,16 +181,15 @@ impl LineSink for VouchLog<'_> {
             other => return Err(LineError::shape(format!("unknown event type `{other}`"))),
         };
         let _ = number;
-        let seq = session.events.len() as u64;
         session.events.push(Event {
-            seq,
+            seq: crate::event::seq_at(session.events.len()),
             timestamp: e.ts,
             actor: Actor {
                 role: e.role,
-                name: e.actor.map(Cow::into_owned),
+                name: e.actor.map(|a| a.into_owned().into_boxed_str()),
             },
             kind,
-            line: e.line,
+            line: e.line.and_then(crate::event::line_at),
         });
         Ok(())
     }
@@ -253,11 +252,11 @@ fn event_line<'a>(
 ) -> Result<EventLine<'a, Cow<'a, str>, &'a RawValue>, Error> {
     let mut line = EventLine {
         kind: Cow::Borrowed(""),
-        seq: e.seq,
+        seq: u64::from(e.seq),
         ts: e.timestamp,
         role: e.actor.role,
         actor: e.actor.name.as_deref().map(Cow::Borrowed),
-        line: e.line,
+        line: e.line_number(),
         text: None,
         call_id: None,
         tool: None,

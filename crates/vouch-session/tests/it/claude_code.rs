@@ -258,13 +258,13 @@ fn many_blocks_read_in_parallel_keep_their_order() {
         |s: &vouch_session::Session| s.events.iter().map(|e| (e.seq, e.line)).collect::<Vec<_>>();
     assert_eq!(ids(&parallel.session), ids(&streamed.session));
     for (seq, e) in parallel.session.events.iter().enumerate() {
-        assert_eq!(e.seq, seq as u64);
+        assert_eq!(e.seq as usize, seq);
     }
     let lines: Vec<u64> = parallel
         .session
         .events
         .iter()
-        .filter_map(|e| e.line)
+        .filter_map(vouch_session::Event::line_number)
         .collect();
     assert!(
         lines.windows(2).all(|w| w[0] <= w[1]),
@@ -331,7 +331,10 @@ fn long_outputs_messages_and_inputs_read_whole() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("long.jsonl");
     let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    assert!(body.lines().all(|l| l.len() > 2048), "every line takes the long path");
+    assert!(
+        body.lines().all(|l| l.len() > 2048),
+        "every line takes the long path"
+    );
     std::fs::write(&path, &body).unwrap();
     for report in [
         vouch_session::read_path(&path, &vouch_session::ReadOptions::default()).unwrap(),

@@ -66,7 +66,7 @@ fn the_format_is_stable() {
                 kind: EventKind::Message(Message {
                     text: "run it".into(),
                 }),
-                line: Some(1),
+                line: vouch_session::line_at(1),
             },
             Event {
                 seq: 1,
@@ -78,7 +78,7 @@ fn the_format_is_stable() {
                     kind: ToolKind::Shell,
                     args: json!({"command": "cargo test"}).into(),
                 }),
-                line: Some(2),
+                line: vouch_session::line_at(2),
             },
             Event {
                 seq: 2,
@@ -91,7 +91,7 @@ fn the_format_is_stable() {
                         exit_code: Some(101),
                     },
                 }),
-                line: Some(3),
+                line: vouch_session::line_at(3),
             },
         ],
         subagents: vec![Session {
@@ -146,7 +146,7 @@ proptest! {
                         outcome: code.map_or(Outcome::Denied, |c| Outcome::Failed { exit_code: Some(c) }),
                     }),
                 };
-                Event { seq: i as u64, timestamp: None, actor: Actor { role: Role::Assistant, name: name.clone() }, kind, line: None }
+                Event { seq: u32::try_from(i).unwrap(), timestamp: None, actor: Actor { role: Role::Assistant, name: name.clone().map(String::into_boxed_str) }, kind, line: None }
             })
             .collect();
         let session = Session { id: "p".into(), agent: Agent::Codex, events, ..Session::default() };

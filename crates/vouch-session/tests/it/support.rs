@@ -87,7 +87,7 @@ fn describe_session(out: &mut String, s: &Session, depth: usize) {
             out,
             "{pad}  {} L{} {ts} {who}: {what}",
             e.seq,
-            e.line.unwrap_or(0)
+            e.line_number().unwrap_or(0)
         )
         .unwrap();
     }

@@ -302,8 +302,13 @@ impl ClaudeParser<'_> {
                                 "a `{kind}` block without `tool_use_id`"
                             )));
                         };
-                        let output = common::output(self.input, line, offset, block.content.map(|r| r.get()))
-                            .map_err(|e| LineError::nested("content", &e))?;
+                        let output = common::output(
+                            self.input,
+                            line,
+                            offset,
+                            block.content.map(serde_json::value::RawValue::get),
+                        )
+                        .map_err(|e| LineError::nested("content", &e))?;
                         let info = rec.tool_use_result.as_ref();
                         let outcome = outcome(
                             block.is_error.unwrap_or(false),

@@ -22,7 +22,12 @@ pub(super) struct Record<'a> {
     pub(super) message: Option<Message<'a>>,
     #[serde(borrow, default, deserialize_with = "common::opt_cow")]
     pub(super) uuid: Option<Cow<'a, str>>,
-    #[serde(rename = "parentUuid", borrow, default, deserialize_with = "common::opt_cow")]
+    #[serde(
+        rename = "parentUuid",
+        borrow,
+        default,
+        deserialize_with = "common::opt_cow"
+    )]
     pub(super) parent_uuid: Option<Cow<'a, str>>,
     #[serde(borrow, default, deserialize_with = "common::opt_cow")]
     pub(super) timestamp: Option<Cow<'a, str>>,
@@ -32,17 +37,38 @@ pub(super) struct Record<'a> {
     pub(super) is_meta: Option<bool>,
     #[serde(rename = "isCompactSummary", default)]
     pub(super) is_compact_summary: Option<bool>,
-    #[serde(rename = "sessionId", alias = "session_id", borrow, default, deserialize_with = "common::opt_cow")]
+    #[serde(
+        rename = "sessionId",
+        alias = "session_id",
+        borrow,
+        default,
+        deserialize_with = "common::opt_cow"
+    )]
     pub(super) session_id: Option<Cow<'a, str>>,
-    #[serde(rename = "agentId", borrow, default, deserialize_with = "common::opt_cow")]
+    #[serde(
+        rename = "agentId",
+        borrow,
+        default,
+        deserialize_with = "common::opt_cow"
+    )]
     pub(super) agent_id: Option<Cow<'a, str>>,
     #[serde(rename = "toolUseResult", default)]
     pub(super) tool_use_result: Option<ResultInfo>,
     #[serde(borrow, default)]
     pub(super) data: Option<&'a RawValue>,
-    #[serde(rename = "parentToolUseID", borrow, default, deserialize_with = "common::opt_cow")]
+    #[serde(
+        rename = "parentToolUseID",
+        borrow,
+        default,
+        deserialize_with = "common::opt_cow"
+    )]
     pub(super) progress_tool_use_id: Option<Cow<'a, str>>,
-    #[serde(rename = "parent_tool_use_id", borrow, default, deserialize_with = "common::opt_cow")]
+    #[serde(
+        rename = "parent_tool_use_id",
+        borrow,
+        default,
+        deserialize_with = "common::opt_cow"
+    )]
     pub(super) parent_tool_use_id: Option<Cow<'a, str>>,
     #[serde(borrow, default, deserialize_with = "common::opt_cow")]
     pub(super) cwd: Option<Cow<'a, str>>,
@@ -242,7 +268,12 @@ pub(super) struct Block<'a> {
 pub(super) struct ProgressData<'a> {
     #[serde(rename = "type", borrow, default, deserialize_with = "common::opt_cow")]
     pub(super) kind: Option<Cow<'a, str>>,
-    #[serde(rename = "agentId", borrow, default, deserialize_with = "common::opt_cow")]
+    #[serde(
+        rename = "agentId",
+        borrow,
+        default,
+        deserialize_with = "common::opt_cow"
+    )]
     pub(super) agent_id: Option<Cow<'a, str>>,
 }
 

@@ -213,7 +213,7 @@ pub(super) fn assemble(parsed: Parsed) -> Session {
 
 /// Orders subagents by the position of their spawning call, unlinked ones last, by id.
 pub(super) fn sort_subagents(session: &mut Session) {
-    let position: HashMap<&str, u64> = session
+    let position: HashMap<&str, u32> = session
         .events
         .iter()
         .filter_map(|e| match &e.kind {
@@ -221,7 +221,7 @@ pub(super) fn sort_subagents(session: &mut Session) {
             _ => None,
         })
         .collect();
-    let mut keyed: Vec<(u64, String, Session)> = std::mem::take(&mut session.subagents)
+    let mut keyed: Vec<(u32, String, Session)> = std::mem::take(&mut session.subagents)
         .into_iter()
         .map(|s| {
             let pos = s
@@ -229,7 +229,7 @@ pub(super) fn sort_subagents(session: &mut Session) {
                 .as_deref()
                 .and_then(|c| position.get(c))
                 .copied();
-            (pos.unwrap_or(u64::MAX), s.id.clone(), s)
+            (pos.unwrap_or(u32::MAX), s.id.clone(), s)
         })
         .collect();
     keyed.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
