@@ -765,23 +765,16 @@ impl<'i> CodexLog<'i> {
     ) {
         let mut call_id = call_id.unwrap_or_default().to_owned();
         let kind = tool_kind(name);
-        match self.calls.get(&call_id).copied() {
-            // The end of a call the model made with this tool.
+        let new_call = match self.calls.get(&call_id).copied() {
+            // The end of a call the model made with this tool: its result, once.
             Some(k) if k == kind => {
-                if !self
+                if self
                     .events
                     .amend_result(&call_id, outcome, Some(Output::inline(text.as_str())))
                 {
-                    self.push_result(
-                        ToolResult {
-                            call_id,
-                            output: Output::inline(text),
-                            outcome,
-                        },
-                        at,
-                    );
+                    return;
                 }
-                return;
+                false
             }
             // A tool run inside another call (a code-mode cell): a call of its own, under an
             // id derived from the cell's.
@@ -789,16 +782,19 @@ impl<'i> CodexLog<'i> {
                 let n = self.nested.entry(call_id.clone()).or_insert(0);
                 *n += 1;
                 call_id = format!("{call_id}#{n}");
+                true
             }
-            None => {}
-        }
-        let call = ToolCall {
-            call_id: call_id.clone(),
-            name: name.to_owned(),
-            kind,
-            args: args.into(),
+            None => true,
         };
-        self.push_call(call, at);
+        if new_call {
+            let call = ToolCall {
+                call_id: call_id.clone(),
+                name: name.to_owned(),
+                kind,
+                args: args.into(),
+            };
+            self.push_call(call, at);
+        }
         self.push_result(
             ToolResult {
                 call_id,

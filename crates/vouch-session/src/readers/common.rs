@@ -3,13 +3,13 @@
 use std::borrow::Cow;
 
 use jiff::Timestamp;
-use serde::Deserializer as _;
 use serde::de::{self, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::event::{Actor, Event, EventKind, Message, line_at, seq_at};
 use crate::output::{Encoding, Output, span_within};
+use crate::readers::document;
 use crate::source::Input;
 use crate::tool::{Outcome, ToolCall, ToolResult};
 
@@ -153,29 +153,9 @@ pub(crate) fn text(s: Option<&Cow<'_, str>>) -> String {
 /// Returns true when `text` starts an object with a `messages` key at the top, whether or not
 /// the text holds the whole document.
 pub(crate) fn is_wrapped(text: &[u8]) -> bool {
-    struct Finder<'f>(&'f mut bool);
-    impl<'de> Visitor<'de> for Finder<'_> {
-        type Value = ();
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("an object")
-        }
-        fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-            while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-                if key == "messages" {
-                    *self.0 = true;
-                    return Ok(());
-                }
-                map.next_value::<de::IgnoredAny>()?;
-            }
-            Ok(())
-        }
-    }
-    let mut found = false;
-    let mut de = serde_json::Deserializer::from_slice(text);
-    // The text may be cut short, or stop being read at `messages`: the error that follows
-    // says nothing about the key.
-    let _ = de.deserialize_map(Finder(&mut found));
-    found
+    document::top_level_keys(text)
+        .last()
+        .is_some_and(|k| k == "messages")
 }
 
 /// Returns true when a log that starts with `head` is one JSON document — an array, or an

@@ -132,8 +132,9 @@ impl<'a> Document<'a> {
     }
 }
 
-/// Returns the top-level keys of a JSON object that starts `text`, as far as `text` goes (it
-/// may be a prefix of the file): how document formats are told apart.
+/// Returns the top-level keys of a JSON object that starts `text`, in order, up to and including
+/// `messages` (whose value is not read) or as far as `text` goes (it may be a prefix of the
+/// file): how document formats are told apart.
 pub(crate) fn top_level_keys(text: &[u8]) -> Vec<String> {
     struct Keys<'k>(&'k mut Vec<String>);
     impl<'de> Visitor<'de> for Keys<'_> {
@@ -143,7 +144,11 @@ pub(crate) fn top_level_keys(text: &[u8]) -> Vec<String> {
         }
         fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
             while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                let last = key == "messages";
                 self.0.push(key.into_owned());
+                if last {
+                    return Ok(());
+                }
                 map.next_value::<de::IgnoredAny>()?;
             }
             Ok(())
@@ -151,7 +156,8 @@ pub(crate) fn top_level_keys(text: &[u8]) -> Vec<String> {
     }
     let mut keys = Vec::new();
     let mut de = serde_json::Deserializer::from_slice(text);
-    // A prefix ends early: the keys before the cut are what is wanted.
+    // A prefix ends early, and the read stops at `messages`: the error that follows says
+    // nothing about the keys.
     let _ = de.deserialize_map(Keys(&mut keys));
     keys
 }
