@@ -50,6 +50,12 @@ pub(crate) fn count(n: usize) -> String {
     count_u64(u64::try_from(n).unwrap_or(u64::MAX))
 }
 
+/// Returns `n`, its thousands separated, and the noun that goes with it (`1 event`, `2,000
+/// events`).
+pub(crate) fn plural_count(n: usize, one: &str, many: &str) -> String {
+    format!("{} {}", count(n), if n == 1 { one } else { many })
+}
+
 /// Returns `n` with thousands separated by commas (token counts).
 pub(crate) fn count_u64(n: u64) -> String {
     let digits = n.to_string();

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use vouch_session::{Event, EventKind, Outcome, Role, Session, SessionStats};
 
-use crate::render::text::{count, duration, excerpt};
+use crate::render::text::{duration, excerpt, plural_count};
 use crate::ui::{Styles, plural};
 
 /// Characters of a message or argument shown on one line.
@@ -56,10 +56,6 @@ fn header(out: &mut impl Write, s: &Session, styles: &Styles) -> io::Result<()> 
         plural(nested, "subagent", "subagents"),
     )?;
     Ok(())
-}
-
-fn plural_count(n: usize, one: &str, many: &str) -> String {
-    format!("{} {}", count(n), if n == 1 { one } else { many })
 }
 
 fn body(out: &mut impl Write, s: &Session, styles: &Styles, depth: usize) -> io::Result<()> {

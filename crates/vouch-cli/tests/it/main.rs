@@ -6,6 +6,7 @@ mod agent_tests;
 mod gate;
 mod help;
 mod hook;
+mod report;
 mod review;
 mod route;
 mod run;

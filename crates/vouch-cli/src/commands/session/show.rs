@@ -4,7 +4,7 @@ use clap::Args;
 
 use crate::commands::log_input::{LogArgs, load};
 use crate::error::CommandError;
-use crate::render::timeline;
+use crate::render::{html, timeline};
 use crate::ui::Ui;
 
 /// Show what an agent did, turn by turn
@@ -13,6 +13,7 @@ use crate::ui::Ui;
 /// command, the path) and a mark for its outcome (✓ ok, ✗ failed, ⊘ denied, ⏱ timed out,
 /// … no result), and subagents indented under the call that started them.
 ///
+/// `--html FILE` also writes the session as one self-contained HTML report (docs/reports.md).
 /// `--format json` prints the normalized session as one JSON document; `--format jsonl`
 /// prints it in vouch's own JSONL format (docs/session-format.md). Lines of the log that
 /// cannot be used are reported on stderr as `path:line: reason` and skipped; the exit code is
@@ -25,6 +26,10 @@ pub(crate) struct ShowArgs {
     /// Output format
     #[arg(long, value_enum, default_value = "human")]
     format: ShowFormat,
+
+    /// Also write the session as one self-contained HTML report to FILE
+    #[arg(long, value_name = "FILE")]
+    html: Option<std::path::PathBuf>,
 }
 
 /// What `vouch session show` prints.
@@ -41,6 +46,10 @@ enum ShowFormat {
 /// Runs `vouch session show`.
 pub(crate) fn run(args: &ShowArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     let loaded = load(&args.log, ui)?;
+    if let Some(path) = &args.html {
+        let html = html::session_page(&loaded.session);
+        html::write_file(path, &html)?;
+    }
     match args.format {
         ShowFormat::Human => {
             let (mut out, styles) = ui.human();

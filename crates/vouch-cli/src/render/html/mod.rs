@@ -1,0 +1,8 @@
+//! Self-contained HTML reports: one file with its CSS and script inline, no request to any
+//! server, readable from `file://`, without colour and without script.
+
+mod page;
+mod session;
+
+pub(crate) use page::write_file;
+pub(crate) use session::session_page;

@@ -1,0 +1,160 @@
+//! HTML reports: the structure of the generated page, and the page in a real browser —
+//! headless Chromium (Debian's `chromium`, which `.ci/run` installs) loads it from `file://`
+//! with its script on; the test reads the rendered DOM and the browser's console, and writes a
+//! screenshot of each view.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::support::{render, vouch};
+
+/// The bundled example session: a subagent, a failed command, a denied read.
+fn example() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/sessions/claude-code/7f3e2a10-5c4b-4e8d-9a61-0b2c3d4e5f60.jsonl")
+}
+
+/// Writes the session report of the example into `dir`; returns its path and text.
+fn session_report(dir: &Path) -> (PathBuf, String) {
+    let path = dir.join("session.html");
+    let example = example();
+    let out = vouch(&[
+        "session",
+        "show",
+        "--html",
+        path.to_str().unwrap(),
+        example.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", render(&out));
+    let html = std::fs::read_to_string(&path).unwrap();
+    (path, html)
+}
+
+/// Returns the page without its style and script: the structure a snapshot should hold.
+fn structure(html: &str) -> String {
+    let mut out = String::new();
+    let mut rest = html;
+    for (open, close) in [("<style>", "</style>"), ("<script>", "</script>")] {
+        let (Some(a), Some(b)) = (rest.find(open), rest.find(close)) else {
+            continue;
+        };
+        out.push_str(&rest[..a + open.len()]);
+        out.push('…');
+        rest = &rest[b..];
+    }
+    out.push_str(rest);
+    // One element a line, so that a change shows where it is.
+    out.replace("><", ">\n<")
+}
+
+#[test]
+fn the_session_report_holds_every_call_with_its_outcome() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, html) = session_report(dir.path());
+    let page = structure(&html).replace(&*example().to_string_lossy(), "<example>");
+    insta::assert_snapshot!("session_report_structure", page);
+    assert!(
+        !html.contains("http://") && !html.contains("https://"),
+        "no external request"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o644, "a report others can read");
+    }
+}
+
+/// Returns Chromium, or fails saying how to get it: the browser check is not skipped.
+fn chromium() -> PathBuf {
+    ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .find_map(|name| {
+            std::env::var_os("PATH").and_then(|paths| {
+                std::env::split_paths(&paths)
+                    .map(|p| p.join(name))
+                    .find(|p| p.is_file())
+            })
+        })
+        .unwrap_or_else(|| {
+            panic!("headless Chromium is needed for this test: `apt-get install chromium` (.ci/run installs it)")
+        })
+}
+
+/// Runs headless Chromium on `url` with `args`; returns its standard output and error.
+fn browse(url: &str, args: &[&str]) -> (String, String) {
+    let profile = tempfile::tempdir().unwrap();
+    let out = Command::new(chromium())
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--enable-logging=stderr",
+            "--v=0",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(args)
+        .arg(url)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_session_report_works_in_a_real_browser() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, _) = session_report(dir.path());
+    let url = format!("file://{}", path.display());
+    // The link to the failed command opens it; the script counted the calls.
+    let failed = "call-toolu_test1";
+    let (dom, log) = browse(&format!("{url}#{failed}"), &["--dump-dom"]);
+    assert_eq!(
+        dom.matches("<details class=\"call ").count(),
+        8,
+        "every call a row"
+    );
+    let row = dom
+        .split("<details ")
+        .find(|d| d.contains(&format!("id=\"{failed}\"")))
+        .unwrap_or_else(|| panic!("no row {failed} in {dom}"));
+    assert!(row.contains("data-outcome=\"failed\""), "{row}");
+    assert!(
+        row.split('>').next().unwrap().contains("open"),
+        "the failing row the link names is expanded: {row}"
+    );
+    assert!(dom.contains(">8 of 8 calls<"), "the script ran");
+    let console: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("CONSOLE") || l.contains("Uncaught"))
+        .collect();
+    assert!(console.is_empty(), "console messages: {console:?}");
+    // A screenshot for the docs.
+    let shot = dir.path().join("session.png");
+    browse(
+        &format!("{url}#{failed}"),
+        &[
+            &format!("--screenshot={}", shot.display()),
+            "--window-size=1280,1100",
+            "--hide-scrollbars",
+        ],
+    );
+    let png = std::fs::read(&shot).unwrap();
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 10_000,
+        "a real picture"
+    );
+    if std::env::var_os("VOUCH_UPDATE_SCREENSHOTS").is_some() {
+        let docs = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/reports");
+        std::fs::create_dir_all(&docs).unwrap();
+        std::fs::copy(&shot, docs.join("session.png")).unwrap();
+    }
+}
