@@ -43,6 +43,11 @@ pub(crate) struct AnalyzeArgs {
     #[arg(long, value_name = "FILE")]
     junit: Option<PathBuf>,
 
+    /// Also write the results, and the session the rows point into, as one self-contained
+    /// HTML report to this file
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+
     /// The configuration (`graders:`, `cache:`, and the gates' sections)
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
@@ -81,5 +86,12 @@ pub(crate) fn run(args: &AnalyzeArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     {
         return Err(CommandError::input(error));
     }
-    report(&results, wall, args.format, args.junit.as_ref(), ui)
+    report(
+        &results,
+        wall,
+        args.format,
+        args.junit.as_ref(),
+        args.html.as_ref(),
+        ui,
+    )
 }

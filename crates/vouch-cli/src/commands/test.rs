@@ -71,6 +71,9 @@ pub(crate) struct TestArgs {
     /// Also write the results as JUnit XML to this file
     #[arg(long, value_name = "FILE")]
     junit: Option<PathBuf>,
+    /// Also write the results as one self-contained HTML report to this file
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
 }
 
 fn parse_partition(s: &str) -> Result<(usize, usize), String> {
@@ -149,5 +152,12 @@ pub(crate) fn run(args: &TestArgs, ui: &mut Ui) -> Result<u8, CommandError> {
         &grader,
     );
     warn_of_cache(grader.judge(), ui);
-    report(&results.0, results.1, args.format, args.junit.as_ref(), ui)
+    report(
+        &results.0,
+        results.1,
+        args.format,
+        args.junit.as_ref(),
+        args.html.as_ref(),
+        ui,
+    )
 }

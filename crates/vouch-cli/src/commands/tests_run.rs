@@ -64,8 +64,12 @@ pub(crate) fn report(
     wall: std::time::Duration,
     format: Format,
     junit: Option<&PathBuf>,
+    html: Option<&PathBuf>,
     ui: &mut Ui,
 ) -> Result<u8, CommandError> {
+    if let Some(path) = html {
+        crate::render::html::write_file(path, &crate::render::html::tests_page(results, wall))?;
+    }
     if let Some(path) = junit {
         let xml = vouch_harness::junit::to_junit(results)
             .map_err(|e| CommandError::input(format!("could not write JUnit XML: {e}")))?;

@@ -158,3 +158,84 @@ fn the_session_report_works_in_a_real_browser() {
         std::fs::copy(&shot, docs.join("session.png")).unwrap();
     }
 }
+
+/// A test of the bundled example session with two assertions that fail.
+const FAILING_TEST: &str = r#"name: Checkout fixed, tests first
+prompt: unused
+assertions:
+  - tool: Bash
+    params: {command: "cargo test checkout"}
+    succeeded: true
+  - tool: Read
+    params: {file_path: "*/.env"}
+    called: false
+  - tool: Edit
+    called: true
+"#;
+
+#[test]
+fn the_test_report_links_failing_rows_to_their_calls_in_a_real_browser() {
+    let dir = tempfile::tempdir().unwrap();
+    let test = dir.path().join("checkout.vouch.yaml");
+    std::fs::write(&test, FAILING_TEST).unwrap();
+    let path = dir.path().join("tests.html");
+    let example = example();
+    let out = vouch(&[
+        "analyze",
+        test.to_str().unwrap(),
+        example.to_str().unwrap(),
+        "--html",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", render(&out));
+    let html = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(
+        html.matches("<li class=\"row ").count(),
+        3,
+        "every assertion a row"
+    );
+    assert!(
+        html.contains("<a href=\"#t0-r1-line-4\">(line 4)</a>"),
+        "{html}"
+    );
+    // Following the failing row's link opens the session and the call that broke it.
+    let url = format!("file://{}#t0-r1-line-4", path.display());
+    let (dom, log) = browse(&url, &["--dump-dom"]);
+    let session = dom
+        .split("<details ")
+        .find(|d| d.starts_with("class=\"session\""))
+        .unwrap_or_else(|| panic!("no session in {dom}"));
+    assert!(
+        session.split('>').next().unwrap().contains("open"),
+        "{session}"
+    );
+    let call = dom
+        .split("<details ")
+        .find(|d| d.contains("id=\"t0-r1-call-toolu_test1\""))
+        .unwrap_or_else(|| panic!("no call in {dom}"));
+    assert!(call.split('>').next().unwrap().contains("open"), "{call}");
+    let console: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("CONSOLE") || l.contains("Uncaught"))
+        .collect();
+    assert!(console.is_empty(), "console messages: {console:?}");
+    let shot = dir.path().join("tests.png");
+    browse(
+        &format!("file://{}", path.display()),
+        &[
+            &format!("--screenshot={}", shot.display()),
+            "--window-size=1280,1100",
+            "--hide-scrollbars",
+        ],
+    );
+    let png = std::fs::read(&shot).unwrap();
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 10_000,
+        "a real picture"
+    );
+    if std::env::var_os("VOUCH_UPDATE_SCREENSHOTS").is_some() {
+        let docs = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/reports");
+        std::fs::create_dir_all(&docs).unwrap();
+        std::fs::copy(&shot, docs.join("tests.png")).unwrap();
+    }
+}

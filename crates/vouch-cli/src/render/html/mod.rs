@@ -3,6 +3,8 @@
 
 mod page;
 mod session;
+mod test_run;
 
 pub(crate) use page::write_file;
 pub(crate) use session::session_page;
+pub(crate) use test_run::tests_page;

@@ -107,12 +107,23 @@ details.call.failed, details.call.error, details.call.timed_out { border-left-co
 details.call.denied { border-left-color: var(--warn); }
 details.call.none { border-left-color: var(--muted); border-left-style: dashed; }
 .mark { display: inline-block; width: 1.2em; font-weight: 700; }
-.ok .mark { color: var(--ok); } .failed .mark, .error .mark, .timed_out .mark { color: var(--bad); } .denied .mark { color: var(--warn); }
+details.ok > summary > .mark { color: var(--ok); }
+details.failed > summary > .mark, details.error > summary > .mark, details.timed_out > summary > .mark { color: var(--bad); }
+details.denied > summary > .mark { color: var(--warn); }
 .tool { font-weight: 600; }
 .kind, .dur, .outcome { color: var(--muted); font-size: .9em; margin-left: .4rem; }
 .arg { margin-left: .5rem; }
 .size { color: var(--muted); font-size: .9em; }
 .subagent { margin: .4rem 0 .4rem 1.2rem; padding-left: .8rem; border-left: 2px solid #8250df; }
+ul.rows { list-style: none; padding-left: .2rem; margin: .3rem 0; }
+li.row { margin: .2rem 0; }
+li.row.failed { color: var(--bad); }
+li.row.ok .mark { color: var(--ok); } li.row.failed .mark { color: var(--bad); } li.row.none .mark { color: var(--muted); }
+li.row.failed .reason { color: #1f2328; }
+.reason { margin: .1rem 0 .2rem 1.2rem; white-space: pre-wrap; word-break: break-word; font-size: .93em; }
+details.session { margin: .4rem 0; }
+details.session > summary { cursor: pointer; color: var(--muted); }
+details.test > summary .tool { font-size: 1.02em; }
 .hidden { display: none !important; }
 @media print {
   .filters { display: none; }

@@ -25,7 +25,7 @@ pub(crate) fn session_page(session: &Session) -> String {
     header(&mut body, session);
     filters(&mut body, session);
     let _ = write!(body, "<main id=\"timeline\">");
-    render(&mut body, session);
+    render(&mut body, session, "");
     let _ = write!(body, "</main>");
     let title = if session.id.is_empty() {
         "vouch · session".to_owned()
@@ -33,6 +33,13 @@ pub(crate) fn session_page(session: &Session) -> String {
         format!("vouch · session {}", session.id)
     };
     page(&title, &body)
+}
+
+/// Writes the view of `session` without a page around it, for another report to hold: its ids
+/// start with `prefix`, so that several sessions fit one page.
+pub(super) fn session_view(out: &mut String, session: &Session, prefix: &str) {
+    header(out, session);
+    render(out, session, prefix);
 }
 
 fn header(out: &mut String, s: &Session) {
@@ -110,7 +117,11 @@ fn filters(out: &mut String, s: &Session) {
 }
 
 /// Writes the turns of one session; subagents go under their calls, unlinked ones after.
-fn render(out: &mut String, s: &Session) {
+fn render(out: &mut String, s: &Session, prefix: &str) {
+    render_at(out, s, prefix, true);
+}
+
+fn render_at(out: &mut String, s: &Session, prefix: &str, top: bool) {
     let mut results: HashMap<&str, (&ToolResult, Option<Timestamp>)> = HashMap::new();
     for e in &s.events {
         if let EventKind::ToolResult(r) = &e.kind {
@@ -139,7 +150,10 @@ fn render(out: &mut String, s: &Session) {
                 }
                 EventKind::ToolCall(c) => {
                     let result = results.get(c.call_id.as_str()).copied();
-                    call(out, s, c, e.timestamp, result);
+                    // Only the main log's lines are anchors: a subagent's lines are of its own
+                    // file.
+                    let line = e.line_number().filter(|_| s.spawned_by.is_none() && top);
+                    call(out, s, c, (e.timestamp, line), result, prefix);
                 }
                 EventKind::ToolResult(_) => {}
             }
@@ -156,7 +170,7 @@ fn render(out: &mut String, s: &Session) {
         })
         .collect();
     for sub in unlinked {
-        subagent(out, sub);
+        subagent(out, sub, prefix);
     }
 }
 
@@ -164,8 +178,9 @@ fn call(
     out: &mut String,
     s: &Session,
     c: &ToolCall,
-    at: Option<Timestamp>,
+    (at, line): (Option<Timestamp>, Option<u64>),
     result: Option<(&ToolResult, Option<Timestamp>)>,
+    prefix: &str,
 ) {
     let (class, mark, label) = match result.map(|(r, _)| r.outcome) {
         None => ("none", "…", "no result".to_owned()),
@@ -178,9 +193,10 @@ fn call(
     let key = c.key_arg().map(|a| excerpt(a, 120)).unwrap_or_default();
     let _ = write!(
         out,
-        "<details class=\"call {class}\" id=\"call-{id}\" data-tool=\"{tool}\" data-outcome=\"{class}\">\
+        "<details class=\"call {class}\" id=\"{prefix}call-{id}\" data-tool=\"{tool}\" data-outcome=\"{class}\">\
          <summary><span class=\"mark\" aria-hidden=\"true\">{mark}</span><span class=\"tool\">{tool}</span>\
          <span class=\"arg\">{key}</span><span class=\"outcome\">{label}</span>",
+        prefix = escape(prefix),
         id = escape(&c.call_id),
         tool = escape(&c.name),
         key = escape_text(&key),
@@ -196,6 +212,14 @@ fn call(
         "<span class=\"kind\">{}</span></summary><div class=\"body\">",
         c.kind.as_str()
     );
+    if let Some(line) = line {
+        // What a failing assertion's `(line N)` links to.
+        let _ = write!(
+            out,
+            "<p class=\"size\" id=\"{}line-{line}\">log line {line}</p>",
+            escape(prefix)
+        );
+    }
     let args = serde_json::to_string_pretty(c.args.value()).unwrap_or_default();
     let (shown, cut) = clip(&args, ARGS_BYTES);
     let _ = write!(out, "<h4>Arguments</h4><pre>{}</pre>", escape_text(shown));
@@ -223,12 +247,12 @@ fn call(
         }
     }
     if let Some(sub) = s.subagent_of(&c.call_id) {
-        subagent(out, sub);
+        subagent(out, sub, prefix);
     }
     let _ = write!(out, "</div></details>");
 }
 
-fn subagent(out: &mut String, sub: &Session) {
+fn subagent(out: &mut String, sub: &Session, prefix: &str) {
     let name = sub.name.as_deref().unwrap_or("subagent");
     let _ = write!(
         out,
@@ -236,6 +260,6 @@ fn subagent(out: &mut String, sub: &Session) {
         name = escape(name),
         id = escape(&sub.id)
     );
-    render(out, sub);
+    render_at(out, sub, prefix, false);
     let _ = write!(out, "</div>");
 }
