@@ -10,8 +10,8 @@ use vouch_pipeline::{Ended, Progress, RunConfig, RunOptions, Summary};
 use crate::commands::format::Format;
 use crate::error::CommandError;
 use crate::exit_codes;
-use crate::render::config_errors;
 use crate::render::text::excerpt;
+use crate::render::{config_errors, html};
 use crate::ui::{Ui, plural};
 
 /// Run a pipeline: model agents with real tools, gates on every handoff
@@ -62,6 +62,11 @@ pub(crate) struct RunArgs {
     /// Output format
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
+
+    /// Also write the run as one self-contained HTML report to this file: a swimlane per
+    /// agent, the handoffs and every gate verdict
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
 }
 
 /// Runs `vouch run`.
@@ -96,7 +101,12 @@ pub(crate) fn run(args: &RunArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     };
     let styles = ui.styles.clone();
     let err = &mut ui.err;
+    let mut turns: Vec<html::TurnLog> = Vec::new();
+    let keep = args.html.is_some();
     let summary = go(&config, &models, &options, &mut |p| {
+        if keep {
+            record(&mut turns, &p);
+        }
         // Progress is best effort: a closed stderr does not stop the run.
         let _ = match p {
             Progress::Turn { agent, turn } => writeln!(
@@ -132,6 +142,9 @@ pub(crate) fn run(args: &RunArgs, ui: &mut Ui) -> Result<u8, CommandError> {
         };
     })
     .map_err(CommandError::input)?;
+    if let Some(path) = &args.html {
+        html::write_file(path, &html::pipeline_page(&summary, &turns))?;
+    }
     match args.format {
         Format::Json => {
             serde_json::to_writer_pretty(&mut ui.out, &summary).map_err(std::io::Error::from)?;
@@ -146,6 +159,31 @@ pub(crate) fn run(args: &RunArgs, ui: &mut Ui) -> Result<u8, CommandError> {
         Ended::ModelFailed { .. } => exit_codes::INPUT_ERROR,
         Ended::Interrupted => exit_codes::INTERRUPTED,
     })
+}
+
+/// Keeps what a progress event tells of the run, for its HTML report.
+fn record(turns: &mut Vec<html::TurnLog>, p: &Progress<'_>) {
+    match p {
+        Progress::Turn { agent, turn } => turns.push(html::TurnLog {
+            agent: (*agent).to_owned(),
+            number: *turn,
+            calls: Vec::new(),
+            decided: None,
+        }),
+        Progress::ToolCall { call, result, .. } => {
+            if let Some(t) = turns.last_mut() {
+                t.calls.push(((*call).clone(), (*result).clone()));
+            }
+        }
+        Progress::Decided {
+            decision, usage, ..
+        } => {
+            if let Some(t) = turns.last_mut() {
+                t.decided = Some(((*decision).clone(), *usage));
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Returns a decision as a progress line says it.

@@ -239,3 +239,76 @@ fn the_test_report_links_failing_rows_to_their_calls_in_a_real_browser() {
         std::fs::copy(&shot, docs.join("tests.png")).unwrap();
     }
 }
+
+#[test]
+fn the_pipeline_report_shows_lanes_handoffs_and_the_blocked_one_in_a_real_browser() {
+    let dir = tempfile::tempdir().unwrap();
+    let example = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/pipeline");
+    for name in ["calc.sh", "test.sh"] {
+        std::fs::copy(example.join("project").join(name), dir.path().join(name)).unwrap();
+    }
+    let report = dir.path().join("run.html");
+    let out = crate::support::vouch_in(
+        dir.path(),
+        &[
+            "run",
+            example.join("run.yaml").to_str().unwrap(),
+            "--task",
+            "add() subtracts; make it add.",
+            "--html",
+            report.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", render(&out));
+    // The correction of turn 2 is the blocked handoff: its link opens the message.
+    let url = format!("file://{}#handoff-2", report.display());
+    let (dom, log) = browse(&url, &["--dump-dom"]);
+    assert_eq!(
+        dom.matches("<h2 class=\"lane\"").count(),
+        4,
+        "a lane per agent"
+    );
+    assert_eq!(
+        dom.matches("<section class=\"card\"").count(),
+        5,
+        "a card per turn"
+    );
+    assert_eq!(
+        dom.matches("class=\"handoff ok").count(),
+        4,
+        "three routes and the end"
+    );
+    let blocked = dom
+        .split("<div class=\"handoff failed")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no blocked handoff in {dom}"));
+    assert!(blocked.contains("RequireWriteFile"), "{blocked}");
+    assert!(
+        blocked.contains("<details class=\"message\" open"),
+        "the message the agent received, opened by the link: {blocked}"
+    );
+    let console: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("CONSOLE") || l.contains("Uncaught"))
+        .collect();
+    assert!(console.is_empty(), "console messages: {console:?}");
+    let shot = dir.path().join("pipeline.png");
+    browse(
+        &format!("file://{}", report.display()),
+        &[
+            &format!("--screenshot={}", shot.display()),
+            "--window-size=1280,1300",
+            "--hide-scrollbars",
+        ],
+    );
+    let png = std::fs::read(&shot).unwrap();
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 10_000,
+        "a real picture"
+    );
+    if std::env::var_os("VOUCH_UPDATE_SCREENSHOTS").is_some() {
+        let docs = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/reports");
+        std::fs::create_dir_all(&docs).unwrap();
+        std::fs::copy(&shot, docs.join("pipeline.png")).unwrap();
+    }
+}

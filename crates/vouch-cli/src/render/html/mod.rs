@@ -2,9 +2,11 @@
 //! server, readable from `file://`, without colour and without script.
 
 mod page;
+mod pipeline;
 mod session;
 mod test_run;
 
 pub(crate) use page::write_file;
+pub(crate) use pipeline::{TurnLog, pipeline_page};
 pub(crate) use session::session_page;
 pub(crate) use test_run::tests_page;

@@ -124,6 +124,22 @@ li.row.failed .reason { color: #1f2328; }
 details.session { margin: .4rem 0; }
 details.session > summary { cursor: pointer; color: var(--muted); }
 details.test > summary .tool { font-size: 1.02em; }
+.ended { font-size: 1.05em; margin: .3rem 0; } .ended.ok .mark { color: var(--ok); } .ended.failed .mark { color: var(--bad); }
+table.tokens { border-collapse: collapse; margin: .4rem 0 1rem; font-size: .92em; }
+table.tokens caption { text-align: left; color: var(--muted); }
+table.tokens th, table.tokens td { border: 1px solid var(--line); padding: .15rem .6rem; text-align: right; }
+table.tokens th[scope=row] { text-align: left; }
+main.lanes { display: grid; gap: .35rem .8rem; align-items: start; }
+h2.lane { margin: 0; text-align: center; background: var(--bg); border: 1px solid var(--line); border-radius: 4px; padding: .2rem; position: sticky; top: 0; }
+.card { border: 1px solid var(--line); border-radius: 4px; padding: .3rem .5rem; background: #fff; }
+.card h3 { font-size: .9rem; margin: .1rem 0 .2rem; }
+.card ul.rows { margin: .1rem 0; }
+.card li.row.ok .mark { color: var(--ok); }
+.handoff { border-top: 2px solid var(--ok); padding: .15rem .4rem; font-size: .9em; text-align: center; }
+.handoff.failed { border-top: 2px dashed var(--bad); color: var(--bad); }
+.handoff.failed pre { color: #1f2328; text-align: left; }
+.handoff.right::after { content: " ▶"; } .handoff.left::before { content: "◀ "; }
+.handoff .mark { margin-right: .3rem; }
 .hidden { display: none !important; }
 @media print {
   .filters { display: none; }
@@ -164,6 +180,9 @@ const SCRIPT: &str = r#"
     for (var n = el; n; n = n.parentElement) {
       if (n.tagName === "DETAILS") { n.open = true; }
     }
+    // A link to a block holding details (a blocked handoff's message) opens them too.
+    var inner = el && el.tagName !== "DETAILS" ? el.querySelector(":scope > details") : null;
+    if (inner) { inner.open = true; }
     if (el) { el.scrollIntoView(); el.querySelector("summary") && el.querySelector("summary").focus(); }
   }
   window.addEventListener("hashchange", reveal);

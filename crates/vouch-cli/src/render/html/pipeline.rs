@@ -1,0 +1,278 @@
+//! The pipeline-run view of `vouch run --html`: how the run ended and what it cost per agent,
+//! then one swimlane per agent — each turn a card in its agent's lane with its calls, the files
+//! it wrote and the commands it ran — and between turns the handoff the router decided, every
+//! blocked one with the message the agent received.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use vouch_gate::Decision;
+use vouch_llm::Usage;
+use vouch_pipeline::{Ended, Summary};
+use vouch_session::{ToolCall, ToolKind, ToolResult};
+
+use super::page::{escape_text, page};
+use crate::render::text::{count_u64, excerpt, plural_count};
+
+/// One agent turn of a run, as `vouch run` reported it.
+#[derive(Debug, Clone)]
+pub(crate) struct TurnLog {
+    /// The agent.
+    pub(crate) agent: String,
+    /// The turn's number, from 1.
+    pub(crate) number: u32,
+    /// Its tool calls and their results, in order.
+    pub(crate) calls: Vec<(ToolCall, ToolResult)>,
+    /// What the router decided on its reply, and what the turn cost.
+    pub(crate) decided: Option<(Decision, Usage)>,
+}
+
+/// Returns the report of a pipeline run as a whole page.
+pub(crate) fn pipeline_page(summary: &Summary, turns: &[TurnLog]) -> String {
+    let mut body = String::new();
+    header(&mut body, summary);
+    lanes(&mut body, turns);
+    page("vouch · pipeline run", &body)
+}
+
+fn header(out: &mut String, summary: &Summary) {
+    let (class, mark, ended) = match &summary.ended {
+        Ended::Terminated { reason } => ("ok", "✓", format!("Ended: {reason}")),
+        Ended::Stuck {
+            agent,
+            validator,
+            failures,
+            last_message,
+        } => (
+            "failed",
+            "✗",
+            format!(
+                "Stuck: {} was blocked by {validator} {failures} times in a row; last message: {last_message}",
+                agent.as_deref().unwrap_or("the agent")
+            ),
+        ),
+        Ended::TurnCap { cap } => (
+            "failed",
+            "✗",
+            format!("Stopped: the cap of {cap} turns was reached"),
+        ),
+        Ended::TokenBudget { tokens, budget } => (
+            "failed",
+            "✗",
+            format!("Stopped: {tokens} tokens used, over the budget of {budget}"),
+        ),
+        Ended::Interrupted => (
+            "denied",
+            "⊘",
+            "Interrupted: resume with `vouch run --resume`".to_owned(),
+        ),
+        Ended::ModelFailed { agent, error } => (
+            "failed",
+            "✗",
+            format!("Failed: {agent}'s model could not answer: {error}"),
+        ),
+    };
+    let _ = write!(
+        out,
+        "<header><h1>Pipeline run</h1><p class=\"ended {class}\"><span class=\"mark\" aria-hidden=\"true\">{mark}</span>{}</p>\
+         <p class=\"meta\"><span>{}</span><span>{}</span><span>session <code>{}</code></span><span>change log <code>{}</code></span></p>",
+        escape_text(&ended),
+        plural_count(summary.turns as usize, "turn", "turns"),
+        plural_count(summary.corrections as usize, "correction", "corrections"),
+        escape_text(&summary.session.display().to_string()),
+        escape_text(&summary.change_log.display().to_string()),
+    );
+    let _ = write!(
+        out,
+        "<table class=\"tokens\"><caption>Tokens per agent</caption><thead><tr><th scope=\"col\">agent</th><th scope=\"col\">in</th><th scope=\"col\">out</th></tr></thead><tbody>"
+    );
+    for (agent, usage) in &summary.tokens {
+        let _ = write!(
+            out,
+            "<tr><th scope=\"row\">{}</th><td>{}</td><td>{}</td></tr>",
+            escape_text(agent),
+            count_u64(usage.input),
+            count_u64(usage.output)
+        );
+    }
+    let _ = write!(out, "</tbody></table></header>");
+}
+
+fn lanes(out: &mut String, turns: &[TurnLog]) {
+    let mut agents: Vec<&str> = Vec::new();
+    for t in turns {
+        if !agents.contains(&t.agent.as_str()) {
+            agents.push(&t.agent);
+        }
+    }
+    let column: BTreeMap<&str, usize> = agents
+        .iter()
+        .enumerate()
+        .map(|(i, a)| (*a, i + 1))
+        .collect();
+    let _ = write!(
+        out,
+        "<main class=\"lanes\" style=\"grid-template-columns: repeat({}, minmax(12rem, 1fr))\" aria-label=\"Turns by agent\">",
+        agents.len().max(1)
+    );
+    for (i, agent) in agents.iter().enumerate() {
+        let _ = write!(
+            out,
+            "<h2 class=\"lane\" style=\"grid-column: {}; grid-row: 1\">{}</h2>",
+            i + 1,
+            escape_text(agent)
+        );
+    }
+    let mut row = 2;
+    for t in turns {
+        let col = column.get(t.agent.as_str()).copied().unwrap_or(1);
+        turn(out, t, col, row);
+        row += 1;
+        if let Some((decision, usage)) = &t.decided {
+            handoff(out, (t.number, decision, *usage), &column, col, row);
+            row += 1;
+        }
+    }
+    let _ = write!(out, "</main>");
+}
+
+fn turn(out: &mut String, t: &TurnLog, col: usize, row: usize) {
+    let _ = write!(
+        out,
+        "<section class=\"card\" id=\"turn-{n}\" style=\"grid-column: {col}; grid-row: {row}\" aria-label=\"Turn {n}, {agent}\">\
+         <h3>Turn {n} · {agent}</h3>",
+        n = t.number,
+        agent = escape_text(&t.agent)
+    );
+    if t.calls.is_empty() {
+        let _ = write!(out, "<p class=\"meta\">no tool calls</p>");
+    }
+    let _ = write!(out, "<ul class=\"rows\">");
+    for (call, result) in &t.calls {
+        let (class, mark) = if result.outcome.is_success() {
+            ("ok", "✓")
+        } else {
+            ("failed", "✗")
+        };
+        let _ = write!(
+            out,
+            "<li class=\"row {class}\"><span class=\"mark\" aria-hidden=\"true\">{mark}</span><span class=\"tool\">{}</span> <span class=\"arg\">{}</span>{}</li>",
+            escape_text(&call.name),
+            escape_text(&excerpt(call.key_arg().unwrap_or_default(), 80)),
+            if result.outcome.is_success() {
+                String::new()
+            } else {
+                format!(" <span class=\"outcome\">{}</span>", result.outcome.label())
+            }
+        );
+    }
+    let _ = write!(out, "</ul>");
+    let files: Vec<&str> = t
+        .calls
+        .iter()
+        .filter(|(c, r)| c.kind.writes_files() && r.outcome.is_success())
+        .flat_map(|(c, _)| c.touched_paths())
+        .collect();
+    let commands: Vec<&str> = t
+        .calls
+        .iter()
+        .filter(|(c, _)| c.kind == ToolKind::Shell)
+        .filter_map(|(c, _)| c.command())
+        .collect();
+    if !files.is_empty() {
+        let _ = write!(
+            out,
+            "<p class=\"meta\">files written: {}</p>",
+            files
+                .iter()
+                .map(|f| format!("<code>{}</code>", escape_text(f)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    if !commands.is_empty() {
+        let _ = write!(
+            out,
+            "<p class=\"meta\">commands run: {}</p>",
+            commands
+                .iter()
+                .map(|c| format!("<code>{}</code>", escape_text(c)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let _ = write!(out, "</section>");
+}
+
+fn handoff(
+    out: &mut String,
+    (turn, decision, usage): (u32, &Decision, Usage),
+    column: &BTreeMap<&str, usize>,
+    from: usize,
+    row: usize,
+) {
+    let (class, mark, text, message) = match decision {
+        Decision::Route { to, keyword, .. } => (
+            "ok",
+            "→",
+            format!(
+                "{keyword}: {} next",
+                to.as_deref().unwrap_or("the same agent")
+            ),
+            None,
+        ),
+        Decision::Correct {
+            kind,
+            validator,
+            message,
+            ..
+        } => (
+            "failed",
+            "↺",
+            format!(
+                "blocked by {}: corrected",
+                validator.as_deref().unwrap_or(kind.label())
+            ),
+            Some(message.as_str()),
+        ),
+        Decision::Terminate { reason } => ("ok", "■", format!("ended: {reason}"), None),
+        Decision::Stuck {
+            validator,
+            failures,
+            last_message,
+            ..
+        } => (
+            "failed",
+            "✗",
+            format!("stuck: {validator} blocked {failures} times in a row"),
+            Some(last_message.as_str()),
+        ),
+    };
+    // The arrow spans from the lane of the turn to the lane of the next agent.
+    let to = match decision {
+        Decision::Route { to: Some(to), .. } => column.get(to.as_str()).copied().unwrap_or(from),
+        _ => from,
+    };
+    let (start, end) = (from.min(to), from.max(to) + 1);
+    let direction = match to.cmp(&from) {
+        std::cmp::Ordering::Less => " left",
+        std::cmp::Ordering::Greater => " right",
+        std::cmp::Ordering::Equal => "",
+    };
+    let _ = write!(
+        out,
+        "<div class=\"handoff {class}{direction}\" id=\"handoff-{turn}\" style=\"grid-column: {start} / {end}; grid-row: {row}\" role=\"note\">\
+         <span class=\"mark\" aria-hidden=\"true\">{mark}</span>{} <span class=\"size\">({} tokens in, {} out)</span>",
+        escape_text(&text),
+        count_u64(usage.input),
+        count_u64(usage.output)
+    );
+    if let Some(message) = message {
+        let _ = write!(
+            out,
+            "<details class=\"message\"><summary>the message the agent received</summary><pre>{}</pre></details>",
+            escape_text(message)
+        );
+    }
+    let _ = write!(out, "</div>");
+}
