@@ -35,11 +35,13 @@ mod config;
 mod error;
 mod journal;
 pub mod models;
+mod record;
 mod run;
 pub mod tools;
 mod workspace;
 
 pub use config::{AgentConfig, Budget, ModelConfig, Provider, RunConfig, lint};
 pub use error::RunError;
+pub use record::{RunRecord, TurnRecord, read_run};
 pub use run::{Ended, Models, Progress, RUN_DIR, RunOptions, Summary, resume, run};
 pub use workspace::{Access, Refused, Workspace};

@@ -10,6 +10,7 @@ mod hook;
 mod judge;
 mod log_input;
 mod project;
+mod report;
 mod run;
 mod serve;
 mod session;
@@ -54,6 +55,8 @@ pub(crate) enum Command {
     Run(run::RunArgs),
     /// Serve the task protocol: JSON-RPC 2.0 over HTTP and the engine that runs task trees
     Serve(serve::ServeArgs),
+    /// Write the HTML report of a recorded run or session
+    Report(report::ReportArgs),
 }
 
 /// Runs a command and returns its exit code.
@@ -70,5 +73,6 @@ pub(crate) fn run(command: &Command, ui: &mut Ui) -> Result<u8, CommandError> {
         Command::Cache(c) => cache::run(c, ui),
         Command::Run(c) => run::run(c, ui),
         Command::Serve(c) => serve::run(c, ui),
+        Command::Report(c) => report::run(c, ui),
     }
 }

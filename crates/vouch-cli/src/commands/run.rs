@@ -101,12 +101,7 @@ pub(crate) fn run(args: &RunArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     };
     let styles = ui.styles.clone();
     let err = &mut ui.err;
-    let mut turns: Vec<html::TurnLog> = Vec::new();
-    let keep = args.html.is_some();
     let summary = go(&config, &models, &options, &mut |p| {
-        if keep {
-            record(&mut turns, &p);
-        }
         // Progress is best effort: a closed stderr does not stop the run.
         let _ = match p {
             Progress::Turn { agent, turn } => writeln!(
@@ -143,7 +138,8 @@ pub(crate) fn run(args: &RunArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     })
     .map_err(CommandError::input)?;
     if let Some(path) = &args.html {
-        html::write_file(path, &html::pipeline_page(&summary, &turns))?;
+        let record = vouch_pipeline::read_run(&args.workdir).map_err(CommandError::input)?;
+        html::write_file(path, &html::pipeline_page(&record, Some(&summary.ended)))?;
     }
     match args.format {
         Format::Json => {
@@ -159,31 +155,6 @@ pub(crate) fn run(args: &RunArgs, ui: &mut Ui) -> Result<u8, CommandError> {
         Ended::ModelFailed { .. } => exit_codes::INPUT_ERROR,
         Ended::Interrupted => exit_codes::INTERRUPTED,
     })
-}
-
-/// Keeps what a progress event tells of the run, for its HTML report.
-fn record(turns: &mut Vec<html::TurnLog>, p: &Progress<'_>) {
-    match p {
-        Progress::Turn { agent, turn } => turns.push(html::TurnLog {
-            agent: (*agent).to_owned(),
-            number: *turn,
-            calls: Vec::new(),
-            decided: None,
-        }),
-        Progress::ToolCall { call, result, .. } => {
-            if let Some(t) = turns.last_mut() {
-                t.calls.push(((*call).clone(), (*result).clone()));
-            }
-        }
-        Progress::Decided {
-            decision, usage, ..
-        } => {
-            if let Some(t) = turns.last_mut() {
-                t.decided = Some(((*decision).clone(), *usage));
-            }
-        }
-        _ => {}
-    }
 }
 
 /// Returns a decision as a progress line says it.

@@ -260,6 +260,26 @@ fn the_pipeline_report_shows_lanes_handoffs_and_the_blocked_one_in_a_real_browse
         ],
     );
     assert_eq!(out.status.code(), Some(0), "{}", render(&out));
+    // `vouch report` on the folder the run ran in gives the same view, from the run's journal.
+    let again = dir.path().join("again.html");
+    let out = crate::support::vouch_in(
+        dir.path(),
+        &["report", ".", "--html", again.to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", render(&out));
+    let (live, replayed) = (
+        std::fs::read_to_string(&report).unwrap(),
+        std::fs::read_to_string(&again).unwrap(),
+    );
+    assert_eq!(
+        live.split("<main").nth(1),
+        replayed.split("<main").nth(1),
+        "the same lanes"
+    );
+    assert!(
+        replayed.contains("Ended: Reviewer wrote `APPROVED`"),
+        "{replayed}"
+    );
     // The correction of turn 2 is the blocked handoff: its link opens the message.
     let url = format!("file://{}#handoff-2", report.display());
     let (dom, log) = browse(&url, &["--dump-dom"]);

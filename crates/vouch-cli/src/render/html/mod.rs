@@ -7,6 +7,6 @@ mod session;
 mod test_run;
 
 pub(crate) use page::write_file;
-pub(crate) use pipeline::{TurnLog, pipeline_page};
+pub(crate) use pipeline::pipeline_page;
 pub(crate) use session::session_page;
 pub(crate) use test_run::tests_page;

@@ -8,85 +8,102 @@ use std::fmt::Write as _;
 
 use vouch_gate::Decision;
 use vouch_llm::Usage;
-use vouch_pipeline::{Ended, Summary};
-use vouch_session::{ToolCall, ToolKind, ToolResult};
+use vouch_pipeline::{Ended, RunRecord, TurnRecord};
+use vouch_session::ToolKind;
 
 use super::page::{escape_text, page};
 use crate::render::text::{count_u64, excerpt, plural_count};
 
-/// One agent turn of a run, as `vouch run` reported it.
-#[derive(Debug, Clone)]
-pub(crate) struct TurnLog {
-    /// The agent.
-    pub(crate) agent: String,
-    /// The turn's number, from 1.
-    pub(crate) number: u32,
-    /// Its tool calls and their results, in order.
-    pub(crate) calls: Vec<(ToolCall, ToolResult)>,
-    /// What the router decided on its reply, and what the turn cost.
-    pub(crate) decided: Option<(Decision, Usage)>,
-}
-
-/// Returns the report of a pipeline run as a whole page.
-pub(crate) fn pipeline_page(summary: &Summary, turns: &[TurnLog]) -> String {
+/// Returns the report of a pipeline run as a whole page: `record` read from its journal,
+/// `ended` how the run ended when the caller knows (`vouch run`), else said from the last
+/// decision (`vouch report`).
+pub(crate) fn pipeline_page(record: &RunRecord, ended: Option<&Ended>) -> String {
     let mut body = String::new();
-    header(&mut body, summary);
-    lanes(&mut body, turns);
+    header(&mut body, record, ended);
+    lanes(&mut body, &record.turns);
     page("vouch · pipeline run", &body)
 }
 
-fn header(out: &mut String, summary: &Summary) {
-    let (class, mark, ended) = match &summary.ended {
-        Ended::Terminated { reason } => ("ok", "✓", format!("Ended: {reason}")),
-        Ended::Stuck {
+/// Returns how a run ended: its class, mark and sentence.
+fn ending(record: &RunRecord, ended: Option<&Ended>) -> (&'static str, &'static str, String) {
+    let stuck = |agent: Option<&str>, validator: &str, failures: u32, last: &str| {
+        format!(
+            "Stuck: {} was blocked by {validator} {failures} times in a row; last message: {last}",
+            agent.unwrap_or("the agent")
+        )
+    };
+    match ended {
+        Some(Ended::Terminated { reason }) => ("ok", "✓", format!("Ended: {reason}")),
+        Some(Ended::Stuck {
             agent,
             validator,
             failures,
             last_message,
-        } => (
+        }) => (
             "failed",
             "✗",
-            format!(
-                "Stuck: {} was blocked by {validator} {failures} times in a row; last message: {last_message}",
-                agent.as_deref().unwrap_or("the agent")
-            ),
+            stuck(agent.as_deref(), validator, *failures, last_message),
         ),
-        Ended::TurnCap { cap } => (
+        Some(Ended::TurnCap { cap }) => (
             "failed",
             "✗",
             format!("Stopped: the cap of {cap} turns was reached"),
         ),
-        Ended::TokenBudget { tokens, budget } => (
+        Some(Ended::TokenBudget { tokens, budget }) => (
             "failed",
             "✗",
             format!("Stopped: {tokens} tokens used, over the budget of {budget}"),
         ),
-        Ended::Interrupted => (
+        Some(Ended::Interrupted) => (
             "denied",
             "⊘",
             "Interrupted: resume with `vouch run --resume`".to_owned(),
         ),
-        Ended::ModelFailed { agent, error } => (
+        Some(Ended::ModelFailed { agent, error }) => (
             "failed",
             "✗",
             format!("Failed: {agent}'s model could not answer: {error}"),
         ),
-    };
+        // A recorded run says how it ended through its last decision.
+        None => match record.turns.last().and_then(|t| t.decision.as_ref()) {
+            Some(Decision::Terminate { reason }) => ("ok", "✓", format!("Ended: {reason}")),
+            Some(Decision::Stuck {
+                agent,
+                validator,
+                failures,
+                last_message,
+            }) => (
+                "failed",
+                "✗",
+                stuck(agent.as_deref(), validator, *failures, last_message),
+            ),
+            _ => (
+                "denied",
+                "⊘",
+                "Not ended: the journal stops before a final decision (a cap, a budget, an interruption or a failed model stopped the run; `vouch run --resume` goes on)".to_owned(),
+            ),
+        },
+    }
+}
+
+fn header(out: &mut String, record: &RunRecord, ended: Option<&Ended>) {
+    let (class, mark, ended) = ending(record, ended);
     let _ = write!(
         out,
         "<header><h1>Pipeline run</h1><p class=\"ended {class}\"><span class=\"mark\" aria-hidden=\"true\">{mark}</span>{}</p>\
-         <p class=\"meta\"><span>{}</span><span>{}</span><span>session <code>{}</code></span><span>change log <code>{}</code></span></p>",
+         <p class=\"meta\"><span>task: {}</span></p>\
+         <p class=\"meta\"><span>{}</span><span>{}</span><span>session <code>{}</code></span></p>",
         escape_text(&ended),
-        plural_count(summary.turns as usize, "turn", "turns"),
-        plural_count(summary.corrections as usize, "correction", "corrections"),
-        escape_text(&summary.session.display().to_string()),
-        escape_text(&summary.change_log.display().to_string()),
+        escape_text(&excerpt(&record.task, 200)),
+        plural_count(record.turns.len(), "turn", "turns"),
+        plural_count(record.corrections(), "correction", "corrections"),
+        escape_text(&record.session.display().to_string()),
     );
     let _ = write!(
         out,
         "<table class=\"tokens\"><caption>Tokens per agent</caption><thead><tr><th scope=\"col\">agent</th><th scope=\"col\">in</th><th scope=\"col\">out</th></tr></thead><tbody>"
     );
-    for (agent, usage) in &summary.tokens {
+    for (agent, usage) in &record.tokens {
         let _ = write!(
             out,
             "<tr><th scope=\"row\">{}</th><td>{}</td><td>{}</td></tr>",
@@ -98,7 +115,7 @@ fn header(out: &mut String, summary: &Summary) {
     let _ = write!(out, "</tbody></table></header>");
 }
 
-fn lanes(out: &mut String, turns: &[TurnLog]) {
+fn lanes(out: &mut String, turns: &[TurnRecord]) {
     let mut agents: Vec<&str> = Vec::new();
     for t in turns {
         if !agents.contains(&t.agent.as_str()) {
@@ -128,15 +145,15 @@ fn lanes(out: &mut String, turns: &[TurnLog]) {
         let col = column.get(t.agent.as_str()).copied().unwrap_or(1);
         turn(out, t, col, row);
         row += 1;
-        if let Some((decision, usage)) = &t.decided {
-            handoff(out, (t.number, decision, *usage), &column, col, row);
+        if let Some(decision) = &t.decision {
+            handoff(out, (t.number, decision, t.usage), &column, col, row);
             row += 1;
         }
     }
     let _ = write!(out, "</main>");
 }
 
-fn turn(out: &mut String, t: &TurnLog, col: usize, row: usize) {
+fn turn(out: &mut String, t: &TurnRecord, col: usize, row: usize) {
     let _ = write!(
         out,
         "<section class=\"card\" id=\"turn-{n}\" style=\"grid-column: {col}; grid-row: {row}\" aria-label=\"Turn {n}, {agent}\">\
@@ -149,20 +166,21 @@ fn turn(out: &mut String, t: &TurnLog, col: usize, row: usize) {
     }
     let _ = write!(out, "<ul class=\"rows\">");
     for (call, result) in &t.calls {
-        let (class, mark) = if result.outcome.is_success() {
-            ("ok", "✓")
-        } else {
-            ("failed", "✗")
+        let outcome = result.as_ref().map(|r| r.outcome);
+        let (class, mark) = match outcome {
+            Some(o) if o.is_success() => ("ok", "✓"),
+            Some(_) => ("failed", "✗"),
+            None => ("none", "…"),
         };
         let _ = write!(
             out,
             "<li class=\"row {class}\"><span class=\"mark\" aria-hidden=\"true\">{mark}</span><span class=\"tool\">{}</span> <span class=\"arg\">{}</span>{}</li>",
             escape_text(&call.name),
             escape_text(&excerpt(call.key_arg().unwrap_or_default(), 80)),
-            if result.outcome.is_success() {
-                String::new()
-            } else {
-                format!(" <span class=\"outcome\">{}</span>", result.outcome.label())
+            match outcome {
+                Some(o) if o.is_success() => String::new(),
+                Some(o) => format!(" <span class=\"outcome\">{}</span>", o.label()),
+                None => " <span class=\"outcome\">no result</span>".to_owned(),
             }
         );
     }
@@ -170,7 +188,9 @@ fn turn(out: &mut String, t: &TurnLog, col: usize, row: usize) {
     let files: Vec<&str> = t
         .calls
         .iter()
-        .filter(|(c, r)| c.kind.writes_files() && r.outcome.is_success())
+        .filter(|(c, r)| {
+            c.kind.writes_files() && r.as_ref().is_some_and(|r| r.outcome.is_success())
+        })
         .flat_map(|(c, _)| c.touched_paths())
         .collect();
     let commands: Vec<&str> = t

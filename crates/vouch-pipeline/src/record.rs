@@ -1,0 +1,131 @@
+//! What a run did, turn by turn, read back from its journal: the agent of each turn, the calls
+//! it made with their outcomes, the router's decision on its reply and what the turn cost. The
+//! same record serves `vouch run --html` when the run ends and `vouch report` on a run kept in
+//! a working directory.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use vouch_gate::Decision;
+use vouch_llm::Usage;
+use vouch_session::{Args, Format, Output, ToolCall, ToolResult};
+
+use crate::error::RunError;
+use crate::journal::{self, Record};
+use crate::run::RUN_DIR;
+
+/// One agent turn of a run.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct TurnRecord {
+    /// The agent.
+    pub agent: String,
+    /// The turn's number, from 1.
+    pub number: u32,
+    /// Its tool calls and their results, in order (a call the run stopped in has none).
+    pub calls: Vec<(ToolCall, Option<ToolResult>)>,
+    /// What the router decided on the reply; `None` for a turn the run stopped in.
+    pub decision: Option<Decision>,
+    /// What the turn's model calls cost.
+    pub usage: Usage,
+}
+
+/// A run, read from its journal.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct RunRecord {
+    /// The task the run was given.
+    pub task: String,
+    /// Its turns, in order.
+    pub turns: Vec<TurnRecord>,
+    /// Tokens by agent.
+    pub tokens: BTreeMap<String, Usage>,
+    /// The run's session (vouch JSONL).
+    pub session: PathBuf,
+    /// The journal it was read from.
+    pub journal: PathBuf,
+}
+
+impl RunRecord {
+    /// Returns the number of corrections the router injected.
+    pub fn corrections(&self) -> usize {
+        self.turns
+            .iter()
+            .filter(|t| matches!(t.decision, Some(Decision::Correct { .. })))
+            .count()
+    }
+}
+
+/// Reads the run kept in `workdir` (its `.vouch/run/journal.jsonl`).
+pub fn read_run(workdir: &Path) -> Result<RunRecord, RunError> {
+    let dir = workdir.join(RUN_DIR);
+    let path = dir.join("journal.jsonl");
+    let mut record = RunRecord {
+        task: String::new(),
+        turns: Vec::new(),
+        tokens: BTreeMap::new(),
+        session: dir.join("session.jsonl"),
+        journal: path.clone(),
+    };
+    for entry in journal::read(&path)? {
+        match entry {
+            Record::Start { task, .. } => record.task = task,
+            Record::Turn { agent, number } => record.turns.push(TurnRecord {
+                agent,
+                number,
+                calls: Vec::new(),
+                decision: None,
+                usage: Usage::default(),
+            }),
+            Record::Step {
+                agent,
+                calls,
+                usage,
+                ..
+            } => {
+                let usage = usage.unwrap_or_default();
+                let spent = record.tokens.entry(agent).or_default();
+                spent.input += usage.input;
+                spent.output += usage.output;
+                if let Some(turn) = record.turns.last_mut() {
+                    turn.usage.input += usage.input;
+                    turn.usage.output += usage.output;
+                    turn.calls.extend(calls.into_iter().map(|c| {
+                        let call = ToolCall {
+                            call_id: c.id,
+                            kind: vouch_session::tool_kind(Format::Chat, &c.name),
+                            name: c.name,
+                            args: Args::from_value(c.arguments),
+                        };
+                        (call, None)
+                    }));
+                }
+            }
+            Record::Result {
+                call_id,
+                text,
+                outcome,
+                ..
+            } => {
+                let slot = record
+                    .turns
+                    .last_mut()
+                    .and_then(|t| t.calls.iter_mut().find(|(c, _)| c.call_id == call_id));
+                if let Some((_, result)) = slot {
+                    *result = Some(ToolResult {
+                        call_id,
+                        output: Output::inline(text),
+                        outcome,
+                    });
+                }
+            }
+            Record::Decided { decision, .. } => {
+                if let Some(turn) = record.turns.last_mut() {
+                    turn.decision = Some(decision);
+                }
+            }
+            Record::User { .. } | Record::Recorded { .. } => {}
+        }
+    }
+    Ok(record)
+}
