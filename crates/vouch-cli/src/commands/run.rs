@@ -10,7 +10,7 @@ use vouch_pipeline::{Ended, Progress, RunConfig, RunOptions, Summary};
 use crate::commands::format::Format;
 use crate::error::CommandError;
 use crate::exit_codes;
-use crate::render::text::excerpt;
+use crate::render::text::{self, excerpt};
 use crate::render::{config_errors, html};
 use crate::ui::{Ui, plural};
 
@@ -182,40 +182,14 @@ fn describe(decision: &Decision) -> String {
 /// Prints how the run ended, and where its record is.
 fn write_summary(summary: &Summary, ui: &mut Ui) -> std::io::Result<()> {
     let (mut out, s) = ui.human();
-    let ended = match &summary.ended {
-        Ended::Terminated { reason } => format!("{}ended{:#}: {reason}", s.pass, s.pass),
-        Ended::Stuck {
-            agent,
-            validator,
-            failures,
-            last_message,
-        } => format!(
-            "{}stuck{:#}: {} was blocked by {validator} {failures} times in a row; last message:\n{last_message}",
-            s.fail,
-            s.fail,
-            agent.as_deref().unwrap_or("the agent")
-        ),
-        Ended::TurnCap { cap } => {
-            format!(
-                "{}stopped{:#}: the cap of {cap} turns was reached",
-                s.fail, s.fail
-            )
-        }
-        Ended::TokenBudget { tokens, budget } => format!(
-            "{}stopped{:#}: {tokens} tokens used, over the budget of {budget}",
-            s.fail, s.fail
-        ),
-        Ended::Interrupted => format!(
-            "{}interrupted{:#}: resume with `vouch run --resume`",
-            s.warning, s.warning
-        ),
-        Ended::ModelFailed { agent, error } => {
-            format!(
-                "{}failed{:#}: {agent}'s model could not answer: {error}",
-                s.error, s.error
-            )
-        }
+    let (word, verdict, what) = text::ended(&summary.ended);
+    let style = match verdict {
+        text::Verdict::Pass => s.pass,
+        text::Verdict::Fail => s.fail,
+        text::Verdict::Warn => s.warning,
+        text::Verdict::Error => s.error,
     };
+    let ended = format!("{style}{word}{style:#}: {what}");
     writeln!(out, "{ended}")?;
     let tokens: u64 = summary.tokens.values().map(|u| u.input + u.output).sum();
     writeln!(

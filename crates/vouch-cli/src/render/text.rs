@@ -69,6 +69,58 @@ pub(crate) fn count_u64(n: u64) -> String {
     out
 }
 
+/// How a run ended, in words shared by every rendering: a verdict (`ended`, `stuck`,
+/// `stopped`, `interrupted`, `failed`), whether it is a success, and what happened. A stuck
+/// run's last message comes after a line break.
+pub(crate) fn ended(e: &vouch_pipeline::Ended) -> (&'static str, Verdict, String) {
+    use vouch_pipeline::Ended;
+    match e {
+        Ended::Terminated { reason } => ("ended", Verdict::Pass, reason.clone()),
+        Ended::Stuck {
+            agent,
+            validator,
+            failures,
+            last_message,
+        } => (
+            "stuck",
+            Verdict::Fail,
+            format!(
+                "{} was blocked by {validator} {failures} times in a row; last message:\n{last_message}",
+                agent.as_deref().unwrap_or("the agent")
+            ),
+        ),
+        Ended::TurnCap { cap } => (
+            "stopped",
+            Verdict::Fail,
+            format!("the cap of {cap} turns was reached"),
+        ),
+        Ended::TokenBudget { tokens, budget } => (
+            "stopped",
+            Verdict::Fail,
+            format!("{tokens} tokens used, over the budget of {budget}"),
+        ),
+        Ended::Interrupted => (
+            "interrupted",
+            Verdict::Warn,
+            "resume with `vouch run --resume`".to_owned(),
+        ),
+        Ended::ModelFailed { agent, error } => (
+            "failed",
+            Verdict::Error,
+            format!("{agent}'s model could not answer: {error}"),
+        ),
+    }
+}
+
+/// How a verdict looks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    Pass,
+    Fail,
+    Warn,
+    Error,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

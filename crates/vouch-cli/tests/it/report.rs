@@ -124,6 +124,40 @@ fn browse(url: &str, args: &[&str]) -> (String, String) {
     )
 }
 
+/// Fails when the browser's console said anything: the reports log nothing, so any line is an
+/// error.
+fn assert_quiet_console(log: &str) {
+    let console: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("CONSOLE") || l.contains("Uncaught"))
+        .collect();
+    assert!(console.is_empty(), "console messages: {console:?}");
+}
+
+/// Takes a screenshot of `url` `height` pixels high into `dir`, checks it is a picture, and
+/// copies it to `docs/reports/<name>.png` when `VOUCH_UPDATE_SCREENSHOTS` is set.
+fn screenshot(dir: &Path, url: &str, name: &str, height: u32) {
+    let shot = dir.join(format!("{name}.png"));
+    browse(
+        url,
+        &[
+            &format!("--screenshot={}", shot.display()),
+            &format!("--window-size=1280,{height}"),
+            "--hide-scrollbars",
+        ],
+    );
+    let png = std::fs::read(&shot).unwrap();
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 10_000,
+        "a real picture"
+    );
+    if std::env::var_os("VOUCH_UPDATE_SCREENSHOTS").is_some() {
+        let docs = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/reports");
+        std::fs::create_dir_all(&docs).unwrap();
+        std::fs::copy(&shot, docs.join(format!("{name}.png"))).unwrap();
+    }
+}
+
 #[test]
 fn the_session_report_works_in_a_real_browser() {
     let dir = tempfile::tempdir().unwrap();
@@ -147,31 +181,9 @@ fn the_session_report_works_in_a_real_browser() {
         "the failing row the link names is expanded: {row}"
     );
     assert!(dom.contains(">8 of 8 calls<"), "the script ran");
-    let console: Vec<&str> = log
-        .lines()
-        .filter(|l| l.contains("CONSOLE") || l.contains("Uncaught"))
-        .collect();
-    assert!(console.is_empty(), "console messages: {console:?}");
+    assert_quiet_console(&log);
     // A screenshot for the docs.
-    let shot = dir.path().join("session.png");
-    browse(
-        &format!("{url}#{failed}"),
-        &[
-            &format!("--screenshot={}", shot.display()),
-            "--window-size=1280,1100",
-            "--hide-scrollbars",
-        ],
-    );
-    let png = std::fs::read(&shot).unwrap();
-    assert!(
-        png.starts_with(b"\x89PNG") && png.len() > 10_000,
-        "a real picture"
-    );
-    if std::env::var_os("VOUCH_UPDATE_SCREENSHOTS").is_some() {
-        let docs = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/reports");
-        std::fs::create_dir_all(&docs).unwrap();
-        std::fs::copy(&shot, docs.join("session.png")).unwrap();
-    }
+    screenshot(dir.path(), &format!("{url}#{failed}"), "session", 1100);
 }
 
 /// A test of the bundled example session with two assertions that fail.
@@ -247,30 +259,13 @@ fn the_test_report_links_failing_rows_to_their_calls_in_a_real_browser() {
         .find(|d| d.contains("id=\"t0-r1-call-toolu_test1\""))
         .unwrap_or_else(|| panic!("no call in {dom}"));
     assert!(call.split('>').next().unwrap().contains("open"), "{call}");
-    let console: Vec<&str> = log
-        .lines()
-        .filter(|l| l.contains("CONSOLE") || l.contains("Uncaught"))
-        .collect();
-    assert!(console.is_empty(), "console messages: {console:?}");
-    let shot = dir.path().join("tests.png");
-    browse(
+    assert_quiet_console(&log);
+    screenshot(
+        dir.path(),
         &format!("file://{}", path.display()),
-        &[
-            &format!("--screenshot={}", shot.display()),
-            "--window-size=1280,1100",
-            "--hide-scrollbars",
-        ],
+        "tests",
+        1100,
     );
-    let png = std::fs::read(&shot).unwrap();
-    assert!(
-        png.starts_with(b"\x89PNG") && png.len() > 10_000,
-        "a real picture"
-    );
-    if std::env::var_os("VOUCH_UPDATE_SCREENSHOTS").is_some() {
-        let docs = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/reports");
-        std::fs::create_dir_all(&docs).unwrap();
-        std::fs::copy(&shot, docs.join("tests.png")).unwrap();
-    }
 }
 
 #[test]
@@ -345,28 +340,11 @@ fn the_pipeline_report_shows_lanes_handoffs_and_the_blocked_one_in_a_real_browse
         blocked.contains("<details class=\"message\" open"),
         "the message the agent received, opened by the link: {blocked}"
     );
-    let console: Vec<&str> = log
-        .lines()
-        .filter(|l| l.contains("CONSOLE") || l.contains("Uncaught"))
-        .collect();
-    assert!(console.is_empty(), "console messages: {console:?}");
-    let shot = dir.path().join("pipeline.png");
-    browse(
+    assert_quiet_console(&log);
+    screenshot(
+        dir.path(),
         &format!("file://{}", report.display()),
-        &[
-            &format!("--screenshot={}", shot.display()),
-            "--window-size=1280,1300",
-            "--hide-scrollbars",
-        ],
+        "pipeline",
+        1300,
     );
-    let png = std::fs::read(&shot).unwrap();
-    assert!(
-        png.starts_with(b"\x89PNG") && png.len() > 10_000,
-        "a real picture"
-    );
-    if std::env::var_os("VOUCH_UPDATE_SCREENSHOTS").is_some() {
-        let docs = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/reports");
-        std::fs::create_dir_all(&docs).unwrap();
-        std::fs::copy(&shot, docs.join("pipeline.png")).unwrap();
-    }
 }

@@ -12,7 +12,7 @@ use vouch_pipeline::{Ended, RunRecord, TurnRecord};
 use vouch_session::ToolKind;
 
 use super::page::{escape_text, page};
-use crate::render::text::{count_u64, excerpt, plural_count};
+use crate::render::text::{self, Verdict, count_u64, excerpt, plural_count};
 
 /// Returns the report of a pipeline run as a whole page: `record` read from its journal,
 /// `ended` how the run ended when the caller knows (`vouch run`), else said from the last
@@ -26,64 +26,44 @@ pub(crate) fn pipeline_page(record: &RunRecord, ended: Option<&Ended>) -> String
 
 /// Returns how a run ended: its class, mark and sentence.
 fn ending(record: &RunRecord, ended: Option<&Ended>) -> (&'static str, &'static str, String) {
-    let stuck = |agent: Option<&str>, validator: &str, failures: u32, last: &str| {
-        format!(
-            "Stuck: {} was blocked by {validator} {failures} times in a row; last message: {last}",
-            agent.unwrap_or("the agent")
-        )
-    };
-    match ended {
-        Some(Ended::Terminated { reason }) => ("ok", "✓", format!("Ended: {reason}")),
-        Some(Ended::Stuck {
-            agent,
-            validator,
-            failures,
-            last_message,
-        }) => (
-            "failed",
-            "✗",
-            stuck(agent.as_deref(), validator, *failures, last_message),
-        ),
-        Some(Ended::TurnCap { cap }) => (
-            "failed",
-            "✗",
-            format!("Stopped: the cap of {cap} turns was reached"),
-        ),
-        Some(Ended::TokenBudget { tokens, budget }) => (
-            "failed",
-            "✗",
-            format!("Stopped: {tokens} tokens used, over the budget of {budget}"),
-        ),
-        Some(Ended::Interrupted) => (
-            "denied",
-            "⊘",
-            "Interrupted: resume with `vouch run --resume`".to_owned(),
-        ),
-        Some(Ended::ModelFailed { agent, error }) => (
-            "failed",
-            "✗",
-            format!("Failed: {agent}'s model could not answer: {error}"),
-        ),
+    let ended = ended.cloned().or_else(|| {
         // A recorded run says how it ended through its last decision.
-        None => match record.turns.last().and_then(|t| t.decision.as_ref()) {
-            Some(Decision::Terminate { reason }) => ("ok", "✓", format!("Ended: {reason}")),
-            Some(Decision::Stuck {
+        match record.turns.last().and_then(|t| t.decision.as_ref())? {
+            Decision::Terminate { reason } => Some(Ended::Terminated {
+                reason: reason.clone(),
+            }),
+            Decision::Stuck {
                 agent,
                 validator,
                 failures,
                 last_message,
-            }) => (
-                "failed",
-                "✗",
-                stuck(agent.as_deref(), validator, *failures, last_message),
-            ),
-            _ => (
-                "denied",
-                "⊘",
-                "Not ended: the journal stops before a final decision (a cap, a budget, an interruption or a failed model stopped the run; `vouch run --resume` goes on)".to_owned(),
-            ),
-        },
+            } => Some(Ended::Stuck {
+                agent: agent.clone(),
+                validator: validator.clone(),
+                failures: *failures,
+                last_message: last_message.clone(),
+            }),
+            _ => None,
+        }
+    });
+    let Some(ended) = ended else {
+        return (
+            "denied",
+            "⊘",
+            "Not ended: the journal stops before a final decision (a cap, a budget, an interruption or a failed model stopped the run; `vouch run --resume` goes on)".to_owned(),
+        );
+    };
+    let (word, verdict, what) = text::ended(&ended);
+    let (class, mark) = match verdict {
+        Verdict::Pass => ("ok", "✓"),
+        Verdict::Warn => ("denied", "⊘"),
+        Verdict::Fail | Verdict::Error => ("failed", "✗"),
+    };
+    let mut word = word.to_owned();
+    if let Some(first) = word.get_mut(..1) {
+        first.make_ascii_uppercase();
     }
+    (class, mark, format!("{word}: {what}"))
 }
 
 fn header(out: &mut String, record: &RunRecord, ended: Option<&Ended>) {
