@@ -348,3 +348,29 @@ fn the_pipeline_report_shows_lanes_handoffs_and_the_blocked_one_in_a_real_browse
         1300,
     );
 }
+
+/// A report stays proportional: 10,000 calls with 2 KB results make under 10 MB.
+#[test]
+fn a_ten_thousand_call_session_makes_a_report_under_ten_megabytes() {
+    let log = vouch_loggen::claude_log_file(10_000).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.html");
+    let out = vouch(&[
+        "session",
+        "show",
+        "--format",
+        "json",
+        "--html",
+        path.to_str().unwrap(),
+        log.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(html.matches("<details class=\"call ").count(), 10_000);
+    assert!(html.len() < 10_000_000, "{} bytes", html.len());
+}

@@ -13,7 +13,7 @@ use crate::render::text::{count, count_u64, duration, excerpt, plural_count};
 
 /// Bytes of a result shown in the report; the rest is counted, not shown (a 10,000-call
 /// session stays under 10 MB).
-const RESULT_BYTES: usize = 384;
+const RESULT_BYTES: usize = 320;
 /// Bytes of a call's arguments shown.
 const ARGS_BYTES: usize = 1024;
 /// Bytes of a message shown.
@@ -191,10 +191,14 @@ fn call(
         Some(o @ Outcome::TimedOut) => ("timed_out", "⏱", o.label()),
     };
     let key = c.key_arg().map(|a| excerpt(a, 120)).unwrap_or_default();
+    // What a failing assertion's `(line N)` links to: the summary of the call on that line.
+    let anchor = line
+        .map(|n| format!(" id=\"{}line-{n}\"", escape(prefix)))
+        .unwrap_or_default();
     let _ = write!(
         out,
         "<details class=\"call {class}\" id=\"{prefix}call-{id}\" data-tool=\"{tool}\" data-outcome=\"{class}\">\
-         <summary><span class=\"mark\" aria-hidden=\"true\">{mark}</span><span class=\"tool\">{tool}</span>\
+         <summary{anchor}><span class=\"mark\" aria-hidden=\"true\">{mark}</span><span class=\"tool\">{tool}</span>\
          <span class=\"arg\">{key}</span><span class=\"outcome\">{label}</span>",
         prefix = escape(prefix),
         id = escape(&c.call_id),
@@ -212,14 +216,6 @@ fn call(
         "<span class=\"kind\">{}</span></summary><div class=\"body\">",
         c.kind.as_str()
     );
-    if let Some(line) = line {
-        // What a failing assertion's `(line N)` links to.
-        let _ = write!(
-            out,
-            "<p class=\"size\" id=\"{}line-{line}\">log line {line}</p>",
-            escape(prefix)
-        );
-    }
     let args = serde_json::to_string_pretty(c.args.value()).unwrap_or_default();
     let (shown, cut) = clip(&args, ARGS_BYTES);
     let _ = write!(out, "<h4>Arguments</h4><pre>{}</pre>", escape_text(shown));
