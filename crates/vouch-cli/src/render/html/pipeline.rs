@@ -179,29 +179,21 @@ fn turn(out: &mut String, t: &TurnRecord, col: usize, row: usize) {
         .filter(|(c, _)| c.kind == ToolKind::Shell)
         .filter_map(|(c, _)| c.command())
         .collect();
-    if !files.is_empty() {
-        let _ = write!(
-            out,
-            "<p class=\"meta\">files written: {}</p>",
-            files
-                .iter()
-                .map(|f| format!("<code>{}</code>", escape_text(f)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-    }
-    if !commands.is_empty() {
-        let _ = write!(
-            out,
-            "<p class=\"meta\">commands run: {}</p>",
-            commands
-                .iter()
-                .map(|c| format!("<code>{}</code>", escape_text(c)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-    }
+    code_list(out, "files written", &files);
+    code_list(out, "commands run", &commands);
     let _ = write!(out, "</section>");
+}
+
+/// Writes `label: a, b, c` with each item as code, when there are items.
+fn code_list(out: &mut String, label: &str, items: &[&str]) {
+    if items.is_empty() {
+        return;
+    }
+    let items: Vec<String> = items
+        .iter()
+        .map(|i| format!("<code>{}</code>", escape_text(i)))
+        .collect();
+    let _ = write!(out, "<p class=\"meta\">{label}: {}</p>", items.join(", "));
 }
 
 fn handoff(

@@ -217,35 +217,31 @@ fn call(
         c.kind.as_str()
     );
     let args = serde_json::to_string_pretty(c.args.value()).unwrap_or_default();
-    let (shown, cut) = clip(&args, ARGS_BYTES);
-    let _ = write!(out, "<h4>Arguments</h4><pre>{}</pre>", escape_text(shown));
-    if cut {
-        let _ = write!(
-            out,
-            "<p class=\"size\">{} bytes; the first {} shown</p>",
-            count(args.len()),
-            count(ARGS_BYTES)
-        );
-    }
+    clipped(out, "Arguments", &args, ARGS_BYTES);
     if let Some((r, _)) = result {
         let text = s
             .output_text(&r.output)
             .unwrap_or_else(|e| format!("(the output could not be read back: {e})").into());
-        let (shown, cut) = clip(&text, RESULT_BYTES);
-        let _ = write!(out, "<h4>Result</h4><pre>{}</pre>", escape_text(shown));
-        if cut {
-            let _ = write!(
-                out,
-                "<p class=\"size\">{} bytes; the first {} shown</p>",
-                count(text.len()),
-                count(RESULT_BYTES)
-            );
-        }
+        clipped(out, "Result", &text, RESULT_BYTES);
     }
     if let Some(sub) = s.subagent_of(&c.call_id) {
         subagent(out, sub, prefix);
     }
     let _ = write!(out, "</div></details>");
+}
+
+/// Writes `text` under a heading, cut to `max` bytes with its whole size said when longer.
+fn clipped(out: &mut String, heading: &str, text: &str, max: usize) {
+    let (shown, cut) = clip(text, max);
+    let _ = write!(out, "<h4>{heading}</h4><pre>{}</pre>", escape_text(shown));
+    if cut {
+        let _ = write!(
+            out,
+            "<p class=\"size\">{} bytes; the first {} shown</p>",
+            count(text.len()),
+            count(max)
+        );
+    }
 }
 
 fn subagent(out: &mut String, sub: &Session, prefix: &str) {
