@@ -21,6 +21,7 @@ use serde_json::value::RawValue;
 use crate::driver::{LineError, LineSink, drive};
 use crate::error::Error;
 use crate::event::{Actor, EventKind, Role};
+use crate::hash::FastMap;
 use crate::output::{Encoding, Output};
 use crate::readers::common::{self, Count, Events};
 use crate::readers::descriptor::{Descriptor, Match, Sniff};
@@ -272,6 +273,8 @@ struct GeminiLog {
     /// JSONL chat-file messages by id, in the order first seen: the line and text of the
     /// latest version of each.
     records: Vec<(String, u64, String)>,
+    /// The position of each id in `records`.
+    position: FastMap<String, usize>,
     /// True while the latest event is assistant text built from stream deltas.
     in_delta: bool,
 }
@@ -281,8 +284,10 @@ impl LineSink for GeminiLog {
         LineError::expect_object(text)?;
         let line: Line<'_> = serde_json::from_str(text)?;
         if let Some(target) = &line.rewind_to {
-            if let Some(at) = self.records.iter().position(|(id, _, _)| id == target) {
-                self.records.truncate(at);
+            if let Some(at) = self.position.get(target.as_ref()).copied() {
+                for (id, _, _) in self.records.drain(at..) {
+                    self.position.remove(&id);
+                }
             }
             return Ok(());
         }
@@ -377,18 +382,23 @@ impl GeminiLog {
             id: Cow<'a, str>,
         }
         let Id { id } = serde_json::from_str(text)?;
-        match self.records.iter_mut().find(|(known, _, _)| *known == id) {
-            Some(record) => {
+        match self.position.get(id.as_ref()).copied() {
+            Some(at) => {
+                let record = &mut self.records[at];
                 record.1 = line;
                 text.clone_into(&mut record.2);
             }
-            None => self.records.push((id.into_owned(), line, text.to_owned())),
+            None => {
+                self.position.insert(id.to_string(), self.records.len());
+                self.records.push((id.into_owned(), line, text.to_owned()));
+            }
         }
         Ok(())
     }
 
     /// Turns the JSONL chat-file messages that stand into events, in order.
     fn replay_records(&mut self) {
+        self.position.clear();
         for (_, line, text) in std::mem::take(&mut self.records) {
             // Each record was parsed once already when it was read.
             if let Ok(message) = serde_json::from_str::<ChatMessage<'_>>(&text) {
