@@ -53,13 +53,29 @@ pub(crate) const DESCRIPTOR: Descriptor = Descriptor {
     },
 };
 
-/// An export: an object whose top-level keys are `info` and `messages`.
+/// An export: an object whose top-level keys are `info` and `messages` — after any lines of
+/// text `opencode export` printed before it (its session picker, when it asked for one).
 fn is_export(head: &[u8]) -> bool {
-    if head.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+    let Some(start) = document_start(head) else {
         return false;
-    }
-    let keys = document::top_level_keys(head);
+    };
+    let keys = document::top_level_keys(&head[start..]);
     keys.iter().any(|k| k == "info") && keys.iter().any(|k| k == "messages")
+}
+
+/// Returns where the JSON object starts: the first line whose first non-blank character is
+/// `{`, within the first 64 lines.
+fn document_start(text: &[u8]) -> Option<usize> {
+    let mut at = 0;
+    for line in text.split_inclusive(|&b| b == b'\n').take(64) {
+        if let Some(i) = line.iter().position(|b| !b.is_ascii_whitespace())
+            && line[i] == b'{'
+        {
+            return Some(at + i);
+        }
+        at += line.len();
+    }
+    None
 }
 
 /// The session's `info`.
@@ -192,7 +208,16 @@ pub(crate) fn read(
     input: &Input<'_>,
     options: &ReadOptions,
 ) -> Result<ReadReport, Error> {
-    let bytes = document::read_all(&mut reader, input)?;
+    let mut bytes = document::read_all(&mut reader, input)?;
+    // Text printed before the document is blanked, its line breaks kept: lines keep their
+    // numbers.
+    if let Some(start) = document_start(&bytes) {
+        for b in &mut bytes[..start] {
+            if *b != b'\n' {
+                *b = b' ';
+            }
+        }
+    }
     let text = document::text(&bytes, input)?;
     let doc = document::parse(text, input, options, true)?;
     let info = doc
@@ -362,5 +387,8 @@ mod tests {
     fn exports_are_told_by_their_top_level_keys() {
         assert!(is_export(br#"{"info":{"id":"ses_1"},"messages":[]}"#));
         assert!(!is_export(br#"{"messages":[{"role":"user"}]}"#));
+        assert!(is_export(
+            b"\n\xe2\x94\x8c  Export session\n\xe2\x94\x82\n{\"info\":{},\"messages\":[]}"
+        ));
     }
 }

@@ -36,3 +36,20 @@ fn exports_read_tool_states_as_outcomes() {
         "each message's tokens once; step-finish repeats them"
     );
 }
+
+/// `opencode export` run without a session id asks for one first, and what it printed lands
+/// before the document; the export still reads, its lines keeping their numbers.
+#[test]
+fn text_printed_before_the_export_is_skipped() {
+    let fixture = std::fs::read_to_string(crate::support::fixture("opencode/export.json")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("export.json");
+    std::fs::write(&path, format!("\n┌  Export session\n│\n{fixture}")).unwrap();
+    let report = vouch_session::read_path(&path, &vouch_session::ReadOptions::default()).unwrap();
+    let plain = read("opencode/export.json");
+    assert_eq!(report.session.events.len(), plain.session.events.len());
+    assert_eq!(
+        report.session.events[0].line_number(),
+        plain.session.events[0].line_number().map(|n| n + 3)
+    );
+}
