@@ -221,3 +221,23 @@ pub(crate) fn opt_cow<'de, D: serde::Deserializer<'de>>(
     }
     d.deserialize_option(Opt)
 }
+
+/// Returns the subagent call of `parent` that started `sub`: the first of kind subagent for
+/// which `carries` says it holds the subagent's first prompt (readers whose logs do not link
+/// a subagent to its call by id).
+pub(crate) fn spawning_call<'p>(
+    parent: &'p crate::session::Session,
+    sub: &crate::session::Session,
+    carries: impl Fn(&ToolCall, &str) -> bool,
+) -> Option<&'p ToolCall> {
+    let prompt = sub
+        .events
+        .iter()
+        .find(|e| e.is_user_message())
+        .and_then(|e| e.as_message())
+        .map(str::trim)?;
+    parent
+        .tool_calls()
+        .filter(|c| c.kind == crate::tool::ToolKind::Subagent)
+        .find(|c| carries(c, prompt))
+}

@@ -19,7 +19,7 @@ use crate::driver::{LineError, LineSink, drive};
 use crate::error::Error;
 use crate::event::{Actor, Role};
 use crate::output::Output;
-use crate::readers::common::Events;
+use crate::readers::common::{self, Events};
 use crate::readers::descriptor::{Descriptor, Match, Sniff};
 use crate::readers::{chat, claude_code};
 use crate::session::{Agent, Format, Session};
@@ -184,20 +184,10 @@ fn subagent_files(path: &Path) -> Vec<PathBuf> {
 
 /// Links a subagent to the `Task` call whose prompt is its first user message, if one is.
 fn link(parent: &Session, sub: &mut Session) {
-    let Some(prompt) = sub
-        .events
-        .iter()
-        .find(|e| e.is_user_message())
-        .and_then(|e| e.as_message())
-        .map(str::trim)
-    else {
-        return;
-    };
-    if let Some(call) = parent
-        .tool_calls()
-        .filter(|c| c.kind == ToolKind::Subagent)
-        .find(|c| c.arg_str("prompt").map(str::trim) == Some(prompt))
-    {
+    let spawning = common::spawning_call(parent, sub, |call, prompt| {
+        call.arg_str("prompt").map(str::trim) == Some(prompt)
+    });
+    if let Some(call) = spawning {
         sub.spawned_by = Some(call.call_id.clone());
         sub.name = call.arg_str("subagent_type").map(str::to_owned);
     }

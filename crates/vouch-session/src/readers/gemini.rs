@@ -126,7 +126,7 @@ pub(crate) fn read(
         log.replay_records();
         diagnostics
     };
-    let session = Session {
+    let mut session = Session {
         id: log.id.unwrap_or_default(),
         agent: Agent::Other("gemini-cli".to_owned()),
         model: log.model,
@@ -135,10 +135,60 @@ pub(crate) fn read(
         events: log.events.events,
         ..Session::default()
     };
+    let mut diagnostics = diagnostics;
+    if let (Some(path), false) = (input.path, options.no_subagents) {
+        for file in subagent_files(path, &session.id) {
+            let sub_input = Input::file(&file, input.spill);
+            let reader = std::fs::File::open(&file).map_err(|e| Error::io(&file, e))?;
+            let sub_options = ReadOptions {
+                no_subagents: true,
+                last_turns: None,
+                ..options.clone()
+            };
+            let mut report = read(reader, &sub_input, &sub_options)?;
+            diagnostics.append(&mut report.diagnostics);
+            let mut sub = report.session;
+            link(&session, &mut sub);
+            session.subagents.push(sub);
+        }
+    }
     Ok(ReadReport {
         session,
         diagnostics,
     })
+}
+
+/// Returns the chats of the subagents a session started: Gemini CLI keeps them in a folder
+/// named after the session, beside its own chat file (`chats/<session id>/*.json[l]`).
+fn subagent_files(path: &std::path::Path, session_id: &str) -> Vec<std::path::PathBuf> {
+    let Some(dir) = path.parent().filter(|_| !session_id.is_empty()) else {
+        return Vec::new();
+    };
+    let Ok(entries) = std::fs::read_dir(dir.join(session_id)) else {
+        return Vec::new();
+    };
+    let mut files: Vec<std::path::PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "json" || e == "jsonl"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Links a subagent to the subagent call of `parent` one of whose arguments is the
+/// subagent's first prompt (`objective`, `prompt`, …), and names it after the tool.
+fn link(parent: &Session, sub: &mut Session) {
+    let spawning = common::spawning_call(parent, sub, |call, prompt| {
+        call.args.value().as_object().is_some_and(|args| {
+            args.values()
+                .any(|v| v.as_str().map(str::trim) == Some(prompt))
+        })
+    });
+    if let Some(call) = spawning {
+        sub.spawned_by = Some(call.call_id.clone());
+        sub.name = Some(call.name.clone());
+    }
 }
 
 /// A message of a chat file.

@@ -81,3 +81,24 @@ fn stream_json_output_reads_as_a_session() {
         Some("Fixed the sign in `sum`; all 3 tests pass.")
     );
 }
+
+/// A session's subagents' chats, kept in the folder named after it, hang under it.
+#[test]
+fn subagent_chats_beside_the_session_are_attached() {
+    let report = read("gemini/with-subagent/session-2026-10-05T09-00-5c0ffee0.jsonl");
+    assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
+    let s = &report.session;
+    assert_eq!(s.subagents.len(), 1);
+    let sub = &s.subagents[0];
+    assert_eq!(sub.id, "9a9a9a9a-0000-4000-8000-000000000002");
+    assert_eq!(
+        sub.spawned_by.as_deref(),
+        Some("ci-1"),
+        "linked by its objective"
+    );
+    assert_eq!(
+        s.subagent_of("ci-1").map(|x| x.id.as_str()),
+        Some(sub.id.as_str())
+    );
+    assert_eq!(sub.tool_calls().next().unwrap().kind, ToolKind::Search);
+}
