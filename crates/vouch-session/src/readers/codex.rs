@@ -168,19 +168,11 @@ fn read_nested(
 /// Returns the rollout of thread `thread_id` in the folder of `parent`, if there is one.
 fn spawned_rollout(parent: &Path, thread_id: &str) -> Option<PathBuf> {
     let dir = parent.parent()?;
-    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
-        .ok()?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            p.extension().is_some_and(|e| e == "jsonl")
-                && p.file_stem()
-                    .is_some_and(|s| s.to_string_lossy().ends_with(thread_id))
-                && p != parent
-        })
-        .collect();
-    found.sort();
-    found.into_iter().next()
+    common::log_files(dir, &["jsonl"]).into_iter().find(|p| {
+        p.file_stem()
+            .is_some_and(|s| s.to_string_lossy().ends_with(thread_id))
+            && p != parent
+    })
 }
 
 /// One line: a rollout record, a `codex exec --json` event, or a legacy bare item.

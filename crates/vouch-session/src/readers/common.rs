@@ -241,3 +241,54 @@ pub(crate) fn spawning_call<'p>(
         .filter(|c| c.kind == crate::tool::ToolKind::Subagent)
         .find(|c| carries(c, prompt))
 }
+
+/// Returns the files directly in `dir` whose extension is one of `extensions`, sorted by path;
+/// none when the folder cannot be read (a session without subagents has none).
+pub(crate) fn log_files(dir: &std::path::Path, extensions: &[&str]) -> Vec<std::path::PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<std::path::PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.is_file()
+                && p.extension()
+                    .is_some_and(|e| extensions.iter().any(|x| e == *x))
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// Reads each subagent log of `files` with `read` (subagents of subagents left out), links
+/// it to its spawning call with `link` and hangs it under `session`; the lines its read
+/// skipped join `diagnostics`.
+pub(crate) fn attach_subagents(
+    session: &mut crate::session::Session,
+    diagnostics: &mut Vec<crate::error::Diagnostic>,
+    files: Vec<std::path::PathBuf>,
+    (input, options): (&Input<'_>, &crate::source::ReadOptions),
+    read: impl Fn(
+        std::fs::File,
+        &Input<'_>,
+        &crate::source::ReadOptions,
+    ) -> Result<crate::source::ReadReport, crate::error::Error>,
+    link: fn(&crate::session::Session, &mut crate::session::Session),
+) -> Result<(), crate::error::Error> {
+    let sub_options = crate::source::ReadOptions {
+        last_turns: None,
+        no_subagents: true,
+        ..options.clone()
+    };
+    for file in files {
+        let sub_input = Input::file(&file, input.spill);
+        let reader = std::fs::File::open(&file).map_err(|e| crate::error::Error::io(&file, e))?;
+        let mut report = read(reader, &sub_input, &sub_options)?;
+        diagnostics.append(&mut report.diagnostics);
+        let mut sub = report.session;
+        link(session, &mut sub);
+        session.subagents.push(sub);
+    }
+    Ok(())
+}

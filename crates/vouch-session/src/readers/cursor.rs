@@ -141,20 +141,14 @@ pub(crate) fn read(
         ..Session::default()
     };
     if let (Some(path), false) = (input.path, options.no_subagents) {
-        for file in subagent_files(path) {
-            let sub_input = Input::file(&file, input.spill);
-            let reader = std::fs::File::open(&file).map_err(|e| Error::io(&file, e))?;
-            let sub_options = ReadOptions {
-                last_turns: None,
-                no_subagents: true,
-                ..options.clone()
-            };
-            let mut report = read(reader, &sub_input, &sub_options)?;
-            diagnostics.append(&mut report.diagnostics);
-            let mut sub = report.session;
-            link(&session, &mut sub);
-            session.subagents.push(sub);
-        }
+        common::attach_subagents(
+            &mut session,
+            &mut diagnostics,
+            subagent_files(path),
+            (input, options),
+            read,
+            link,
+        )?;
     }
     Ok(ReadReport {
         session,
@@ -170,16 +164,7 @@ fn subagent_files(path: &Path) -> Vec<PathBuf> {
     if dir.file_name() != Some(stem) {
         return Vec::new();
     }
-    let Ok(entries) = std::fs::read_dir(dir.join("subagents")) else {
-        return Vec::new();
-    };
-    let mut files: Vec<PathBuf> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl") && p.is_file())
-        .collect();
-    files.sort();
-    files
+    common::log_files(&dir.join("subagents"), &["jsonl"])
 }
 
 /// Links a subagent to the `Task` call whose prompt is its first user message, if one is.

@@ -137,20 +137,15 @@ pub(crate) fn read(
     };
     let mut diagnostics = diagnostics;
     if let (Some(path), false) = (input.path, options.no_subagents) {
-        for file in subagent_files(path, &session.id) {
-            let sub_input = Input::file(&file, input.spill);
-            let reader = std::fs::File::open(&file).map_err(|e| Error::io(&file, e))?;
-            let sub_options = ReadOptions {
-                no_subagents: true,
-                last_turns: None,
-                ..options.clone()
-            };
-            let mut report = read(reader, &sub_input, &sub_options)?;
-            diagnostics.append(&mut report.diagnostics);
-            let mut sub = report.session;
-            link(&session, &mut sub);
-            session.subagents.push(sub);
-        }
+        let files = subagent_files(path, &session.id);
+        common::attach_subagents(
+            &mut session,
+            &mut diagnostics,
+            files,
+            (input, options),
+            read,
+            link,
+        )?;
     }
     Ok(ReadReport {
         session,
@@ -164,16 +159,7 @@ fn subagent_files(path: &std::path::Path, session_id: &str) -> Vec<std::path::Pa
     let Some(dir) = path.parent().filter(|_| !session_id.is_empty()) else {
         return Vec::new();
     };
-    let Ok(entries) = std::fs::read_dir(dir.join(session_id)) else {
-        return Vec::new();
-    };
-    let mut files: Vec<std::path::PathBuf> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "json" || e == "jsonl"))
-        .collect();
-    files.sort();
-    files
+    common::log_files(&dir.join(session_id), &["json", "jsonl"])
 }
 
 /// Links a subagent to the subagent call of `parent` one of whose arguments is the

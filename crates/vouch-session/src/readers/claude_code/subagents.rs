@@ -56,17 +56,10 @@ pub(super) fn flat_subagent_files(session_file: &Path, session_id: &str) -> Vec<
     } else {
         dir
     };
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut files: Vec<PathBuf> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| is_agent_file(p) && p.is_file())
-        .filter(|p| session_of(p).as_deref() == Some(session_id))
-        .collect();
-    files.sort();
-    files
+    crate::readers::common::log_files(dir, &["jsonl"])
+        .into_iter()
+        .filter(|p| is_agent_file(p) && session_of(p).as_deref() == Some(session_id))
+        .collect()
 }
 
 /// Returns the `sessionId` the first records of a log name, if any.
