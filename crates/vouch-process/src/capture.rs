@@ -3,6 +3,7 @@
 
 use std::collections::VecDeque;
 use std::io::Read;
+use std::sync::Mutex;
 
 use sha2::{Digest, Sha256};
 
@@ -17,17 +18,90 @@ pub(crate) struct Captured {
     pub(crate) sha256: String,
 }
 
-/// Reads `reader` to its end. With a cap, keeps the first half of the cap and the last half,
-/// joined by a line that says how many bytes were left out.
-pub(crate) fn capture(mut reader: impl Read, cap: Option<usize>) -> Captured {
-    let mut head = Vec::new();
-    let mut tail: VecDeque<u8> = VecDeque::new();
-    let (head_cap, tail_cap) = match cap {
-        Some(cap) => (cap / 2, cap - cap / 2),
-        None => (usize::MAX, 0),
-    };
-    let mut total: u64 = 0;
-    let mut hasher = Sha256::new();
+/// A stream being read: its head, its tail, its length and its hash so far. It can be
+/// finished at any time, so a reader that never sees the stream's end (a process that escaped
+/// its group holds the pipe) still answers what it read.
+#[derive(Debug, Clone)]
+pub(crate) struct Capture {
+    head: Vec<u8>,
+    tail: VecDeque<u8>,
+    head_cap: usize,
+    tail_cap: usize,
+    total: u64,
+    hasher: Sha256,
+}
+
+impl Capture {
+    /// Returns an empty capture. With a cap, it keeps the first half of the cap and the last
+    /// half.
+    pub(crate) fn new(cap: Option<usize>) -> Capture {
+        let (head_cap, tail_cap) = match cap {
+            Some(cap) => (cap / 2, cap - cap / 2),
+            None => (usize::MAX, 0),
+        };
+        Capture {
+            head: Vec::new(),
+            tail: VecDeque::new(),
+            head_cap,
+            tail_cap,
+            total: 0,
+            hasher: Sha256::new(),
+        }
+    }
+
+    /// Adds `chunk`, the next bytes of the stream.
+    pub(crate) fn push(&mut self, mut chunk: &[u8]) {
+        self.total += chunk.len() as u64;
+        self.hasher.update(chunk);
+        let room = self.head_cap.saturating_sub(self.head.len());
+        let into_head = room.min(chunk.len());
+        self.head.extend_from_slice(&chunk[..into_head]);
+        chunk = &chunk[into_head..];
+        if chunk.is_empty() {
+            return;
+        }
+        if chunk.len() >= self.tail_cap {
+            self.tail.clear();
+            self.tail.extend(&chunk[chunk.len() - self.tail_cap..]);
+        } else {
+            let overflow = (self.tail.len() + chunk.len()).saturating_sub(self.tail_cap);
+            self.tail.drain(..overflow);
+            self.tail.extend(chunk);
+        }
+    }
+
+    /// Returns what was read so far: the bytes kept, joined by a line that says how many were
+    /// left out, the total and the hash.
+    pub(crate) fn finish(&self) -> Captured {
+        let kept = self.head.len() as u64 + self.tail.len() as u64;
+        let mut bytes = self.head.clone();
+        if kept < self.total {
+            bytes.extend_from_slice(
+                format!("\n… ({} bytes of output left out) …\n", self.total - kept).as_bytes(),
+            );
+        }
+        bytes.extend(&self.tail);
+        let sha256 =
+            self.hasher
+                .clone()
+                .finalize()
+                .iter()
+                .fold(String::with_capacity(64), |mut s, b| {
+                    use std::fmt::Write as _;
+                    let _ = write!(s, "{b:02x}");
+                    s
+                });
+        Captured {
+            bytes,
+            total: self.total,
+            sha256,
+        }
+    }
+}
+
+/// Reads `reader` into `shared` until its end (or a read error, which ends a pipe the same
+/// way).
+pub(crate) fn capture_into(mut reader: impl Read, shared: &Mutex<Capture>) {
     let mut buf = vec![0u8; 64 * 1024];
     loop {
         let n = match reader.read(&mut buf) {
@@ -37,46 +111,23 @@ pub(crate) fn capture(mut reader: impl Read, cap: Option<usize>) -> Captured {
             // A broken pipe ends the stream like its end does.
             Err(_) => break,
         };
-        total += n as u64;
-        hasher.update(&buf[..n]);
-        let mut chunk = &buf[..n];
-        let room = head_cap.saturating_sub(head.len());
-        let into_head = room.min(chunk.len());
-        head.extend_from_slice(&chunk[..into_head]);
-        chunk = &chunk[into_head..];
-        if chunk.is_empty() {
-            continue;
-        }
-        if chunk.len() >= tail_cap {
-            tail.clear();
-            tail.extend(&chunk[chunk.len() - tail_cap..]);
-        } else {
-            let overflow = (tail.len() + chunk.len()).saturating_sub(tail_cap);
-            tail.drain(..overflow);
-            tail.extend(chunk);
-        }
+        // A poisoned lock means a reader panicked; what it read is still the stream's.
+        let mut capture = shared
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        capture.push(&buf[..n]);
     }
-    let kept = head.len() as u64 + tail.len() as u64;
-    let mut bytes = head;
-    if kept < total {
-        bytes.extend_from_slice(
-            format!("\n… ({} bytes of output left out) …\n", total - kept).as_bytes(),
-        );
-    }
-    bytes.extend(tail);
-    let sha256 = hasher
-        .finalize()
-        .iter()
-        .fold(String::with_capacity(64), |mut s, b| {
-            use std::fmt::Write as _;
-            let _ = write!(s, "{b:02x}");
-            s
-        });
-    Captured {
-        bytes,
-        total,
-        sha256,
-    }
+}
+
+/// Reads `reader` to its end, keeping at most `cap` bytes (head and tail).
+#[cfg(test)]
+pub(crate) fn capture(reader: impl Read, cap: Option<usize>) -> Captured {
+    let shared = Mutex::new(Capture::new(cap));
+    capture_into(reader, &shared);
+    shared
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .finish()
 }
 
 #[cfg(test)]

@@ -1,17 +1,13 @@
 //! Killing a child's whole process group: a timeout must take a test runner's children with
 //! it, not only the shell that started them.
 
-use std::process::{Command, Stdio};
+use rustix::process::{Pid, Signal, kill_process_group};
 
 /// Sends `SIGKILL` to every process of the group led by `pid` (the group may already be gone;
 /// that is not an error).
 pub(crate) fn kill_group(pid: u32) {
-    // `kill` with a negative id signals the group; std has no killpg and unsafe code is
-    // forbidden here, so the system's `kill` does it.
-    let _ = Command::new("kill")
-        .args(["-KILL", "--", &format!("-{pid}")])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
+    if let Some(group) = i32::try_from(pid).ok().and_then(Pid::from_raw) {
+        // No such group: every process of it has ended already.
+        let _ = kill_process_group(group, Signal::KILL);
+    }
 }

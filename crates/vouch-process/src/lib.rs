@@ -7,6 +7,7 @@
 //! - [`run`] with [`Options`]: a prepared [`std::process::Command`] run to its end or its
 //!   deadline, answered as [`Finished`].
 //! - [`shell`]: a script run by `sh -c` in a folder, output merged.
+//! - [`EnvPolicy`]: the environment of a command an agent wrote, by allowlist.
 //! - [`find_on_path`], [`shell_quote`] and the text clips [`clip::head`] and [`clip::tail`].
 //!
 //! ```
@@ -23,9 +24,13 @@
 
 mod capture;
 pub mod clip;
+mod env;
+mod escape;
 mod group;
 mod path;
 mod run;
 
+pub use env::{BASE as BASE_ENV, EnvPolicy, looks_secret};
+pub use escape::{Escaped, TAG_ENV};
 pub use path::{find_on_path, find_on_process_path, shell_quote};
 pub use run::{Finished, Options, run, shell};

@@ -1,27 +1,37 @@
 //! Running one child to its end or its deadline.
 //!
 //! The order of things, which every caller relies on:
-//! 1. The child starts in a process group of its own, standard input piped (when given) or
-//!    closed, standard output and error into pipes only it holds.
+//! 1. The child starts in a process group of its own, tagged (an environment variable every
+//!    process it starts inherits), standard input piped (when given) or closed, standard
+//!    output and error into pipes only it holds.
 //! 2. Standard input is written on a thread of its own, so a child that does not read cannot
 //!    stall the wait.
-//! 3. Each output stream is read to its end on a thread of its own, capped when asked.
-//! 4. A thread waits for the child; this thread waits for that or for the deadline. At the
-//!    deadline the whole group is killed; after a normal exit, output pipes that grandchildren
-//!    still hold open get a short grace and then the group is killed too, so a background
-//!    process cannot hold the caller forever.
+//! 3. Each output stream is read on a thread of its own, capped when asked.
+//! 4. A thread waits for the child to end (without reaping it, so its process id cannot be
+//!    taken by another process while its group is signalled); this thread waits for that, the
+//!    deadline, or a cancellation.
+//! 5. Then the whole group is killed — at the deadline, on cancellation, and after a normal
+//!    exit too: background processes a command left behind (`cmd &`, `nohup cmd &`) end with
+//!    it, and write nothing after it.
+//! 6. Processes that left the group (`setsid`, a daemon's double fork) are looked for by their
+//!    tag — and, when the output pipes stay open past a short grace, by the pipes they hold —
+//!    and killed where this user may; they are reported in [`Finished::escaped`].
+//! 7. Reading stops at the pipes' end or after a second grace: a process nobody could kill
+//!    never holds the caller.
 
 use std::path::Path;
 use std::process::{Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, mpsc};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
-use crate::capture::{Captured, capture};
+use crate::capture::{Capture, capture_into};
+use crate::escape::{Escaped, TAG_ENV, Traces, hunt};
 use crate::group::kill_group;
 
-/// How long output pipes may stay open after the child exited before its group is killed.
-const PIPE_GRACE: Duration = Duration::from_millis(100);
+/// How long output pipes may stay open after the group was killed before the processes that
+/// hold them are looked for; and how long after those were killed before reading stops.
+const PIPE_GRACE: Duration = Duration::from_millis(200);
 
 /// How to run a child: its standard input, its deadline, and what to keep of its output.
 #[derive(Debug, Clone)]
@@ -38,6 +48,10 @@ pub struct Options {
     /// When this turns true the child's group is killed and the run answers `cancelled`
     /// (a user's Ctrl-C).
     pub cancel: Option<Arc<AtomicBool>>,
+    /// After the child ends, looks for the processes it started that left its group even when
+    /// they let go of the output pipes (a read of every process's environment, a few
+    /// milliseconds); without it they are looked for only when they hold the pipes.
+    pub hunt_escapes: bool,
 }
 
 impl Options {
@@ -49,7 +63,16 @@ impl Options {
             merge: false,
             cap: None,
             cancel: None,
+            hunt_escapes: false,
         }
+    }
+
+    /// Looks for escaped processes after every run, not only when they hold the output pipes
+    /// (for commands an agent wrote).
+    #[must_use]
+    pub fn hunt_escapes(mut self) -> Options {
+        self.hunt_escapes = true;
+        self
     }
 
     /// Stops the child, its group killed, when `flag` turns true.
@@ -105,6 +128,12 @@ pub struct Finished {
     pub cancelled: bool,
     /// How long it ran.
     pub elapsed: Duration,
+    /// Processes it started that left its process group, found after it ended (and killed,
+    /// where this user may).
+    pub escaped: Vec<Escaped>,
+    /// True when its output pipes were still held when reading stopped: the output may lack
+    /// what a process nobody could stop wrote later.
+    pub pipes_abandoned: bool,
 }
 
 impl Finished {
@@ -132,6 +161,7 @@ pub fn run(mut command: Command, options: &Options) -> std::io::Result<Finished>
     let started = Instant::now();
     let (out_reader, out_writer) = std::io::pipe()?;
     let (err_reader, err_writer) = std::io::pipe()?;
+    let pipes = [inode(&out_reader)?, inode(&err_reader)?];
     let out_for_child = out_writer.try_clone()?;
     // Only the child may hold write ends once it runs, or reading would never end.
     let err_for_child = if options.merge {
@@ -141,7 +171,9 @@ pub fn run(mut command: Command, options: &Options) -> std::io::Result<Finished>
         drop(out_writer);
         err_writer
     };
+    let tag = new_tag();
     command
+        .env(TAG_ENV, &tag)
         .stdin(if options.stdin.is_some() {
             Stdio::piped()
         } else {
@@ -160,37 +192,66 @@ pub fn run(mut command: Command, options: &Options) -> std::io::Result<Finished>
             let _ = pipe.write_all(&bytes);
         });
     }
-    let cap = options.cap;
-    let (read_tx, read_rx) = mpsc::channel();
-    let out_collector = std::thread::spawn(move || {
-        let captured = capture(out_reader, cap);
-        let _ = read_tx.send(());
-        captured
-    });
-    let merge = options.merge;
-    let err_collector = std::thread::spawn(move || {
-        if merge {
-            Captured::default()
-        } else {
-            capture(err_reader, cap)
-        }
-    });
+    let out = Arc::new(Mutex::new(Capture::new(options.cap)));
+    let err = Arc::new(Mutex::new(Capture::new(options.cap)));
+    let (eof_tx, eof_rx) = mpsc::channel();
+    for (reader, shared) in [
+        (out_reader, Arc::clone(&out)),
+        (err_reader, Arc::clone(&err)),
+    ] {
+        let eof = eof_tx.clone();
+        std::thread::spawn(move || {
+            capture_into(reader, &shared);
+            let _ = eof.send(());
+        });
+    }
+    drop(eof_tx);
     let pid = child.id();
     let (done_tx, done_rx) = mpsc::channel();
+    let (reap_tx, reap_rx) = mpsc::channel::<()>();
     let waiter = std::thread::spawn(move || {
-        let status = child.wait();
+        ended(pid);
         let _ = done_tx.send(());
-        status
+        // The child stays unreaped until its group has been signalled.
+        let _ = reap_rx.recv();
+        child.wait()
     });
     let (timed_out, cancelled) = wait(&done_rx, options);
-    if timed_out || cancelled || read_rx.recv_timeout(PIPE_GRACE).is_err() {
-        kill_group(pid);
-    }
+    kill_group(pid);
+    let _ = reap_tx.send(());
     let status: ExitStatus = waiter
         .join()
         .map_err(|_| std::io::Error::other("the thread waiting for the child stopped"))??;
-    let out = out_collector.join().unwrap_or_default();
-    let err = err_collector.join().unwrap_or_default();
+    let mut open = 2usize;
+    let mut drained = |grace: Duration| {
+        let deadline = Instant::now() + grace;
+        while open > 0 {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match eof_rx.recv_timeout(left) {
+                Ok(()) => open -= 1,
+                Err(mpsc::RecvTimeoutError::Disconnected) => open = 0,
+                Err(mpsc::RecvTimeoutError::Timeout) => return false,
+            }
+        }
+        true
+    };
+    let traces = Traces::new(&tag, pipes.to_vec());
+    let mut escaped = Vec::new();
+    let mut abandoned = false;
+    if drained(PIPE_GRACE) {
+        if options.hunt_escapes {
+            escaped = hunt(&traces, pid, false);
+        }
+    } else {
+        escaped = hunt(&traces, pid, true);
+        abandoned = !drained(PIPE_GRACE);
+    }
+    let finish = |c: &Mutex<Capture>| {
+        c.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .finish()
+    };
+    let (out, err) = (finish(&out), finish(&err));
     use std::os::unix::process::ExitStatusExt;
     Ok(Finished {
         exit_code: if timed_out || cancelled {
@@ -207,7 +268,43 @@ pub fn run(mut command: Command, options: &Options) -> std::io::Result<Finished>
         timed_out,
         cancelled,
         elapsed: started.elapsed(),
+        escaped,
+        pipes_abandoned: abandoned,
     })
+}
+
+/// Returns the inode of a pipe end: how a process holding the pipe names it in `/proc`.
+fn inode(pipe: &std::io::PipeReader) -> std::io::Result<u64> {
+    Ok(rustix::fs::fstat(pipe)?.st_ino)
+}
+
+/// Returns a tag no other child of this process carries.
+fn new_tag() -> String {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    format!(
+        "{}.{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// Waits until the child `pid` has ended, leaving it to be reaped (its process id stays its
+/// own meanwhile).
+fn ended(pid: u32) {
+    use rustix::process::{Pid, WaitId, WaitIdOptions, waitid};
+    let Some(pid) = i32::try_from(pid).ok().and_then(Pid::from_raw) else {
+        return;
+    };
+    loop {
+        match waitid(
+            WaitId::Pid(pid),
+            WaitIdOptions::EXITED | WaitIdOptions::NOWAIT,
+        ) {
+            Err(rustix::io::Errno::INTR) => {}
+            // Ended, or nothing to wait for: either way the caller reaps it next.
+            _ => return,
+        }
+    }
 }
 
 /// How often a cancel flag is looked at while a child runs.

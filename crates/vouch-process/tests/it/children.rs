@@ -105,3 +105,104 @@ fn group_ends(group: &str) -> bool {
     }
     false
 }
+
+/// Returns a script that starts `escapee` in a session of its own (`setsid`), waits until it
+/// is out of the group, then runs `then`.
+fn escape(escapee: &str, then: &str) -> String {
+    format!(
+        "setsid sh -c 'touch escaped; {escapee}' & while [ ! -e escaped ]; do sleep 0.01; done; {then}"
+    )
+}
+
+/// Returns true when `file` still does not exist a while after every process that could have
+/// written it should be gone: it is written one second after the command, so two seconds is
+/// past its time.
+fn never_written(file: &Path) -> bool {
+    std::thread::sleep(Duration::from_secs(2));
+    !file.exists()
+}
+
+#[test]
+fn a_process_that_left_the_group_holding_the_pipe_is_found_and_killed() {
+    // The shell ends at once; `setsid` puts the sleeper in a session of its own, out of the
+    // group's reach, holding the output pipe. The run must neither wait for it nor miss it.
+    let dir = tempfile::tempdir().unwrap();
+    let started = std::time::Instant::now();
+    let out = shell(
+        &escape("exec sleep 30", "echo started"),
+        dir.path(),
+        Duration::from_secs(2),
+    )
+    .unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(out.exit_code, Some(0));
+    assert!(!out.timed_out);
+    assert_eq!(out.stdout_text(), "started\n");
+    assert_eq!(out.escaped.len(), 1, "{:?}", out.escaped);
+    assert_eq!(out.escaped[0].name, "sleep");
+    assert!(out.escaped[0].killed);
+    assert!(!out.pipes_abandoned);
+}
+
+#[test]
+fn a_process_that_cleared_its_environment_is_found_by_the_pipe_it_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = shell(
+        &escape("exec env -i /bin/sleep 30", "echo started"),
+        dir.path(),
+        LONG,
+    )
+    .unwrap();
+    assert_eq!(out.escaped.len(), 1, "{:?}", out.escaped);
+    assert!(out.escaped[0].killed);
+}
+
+#[test]
+fn a_background_process_ends_with_its_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = shell(
+        "nohup sh -c 'sleep 1; touch late' >/dev/null 2>&1 & echo started",
+        dir.path(),
+        LONG,
+    )
+    .unwrap();
+    assert_eq!(out.stdout_text(), "started\n");
+    assert!(out.escaped.is_empty(), "{:?}", out.escaped);
+    assert!(never_written(&dir.path().join("late")));
+}
+
+#[test]
+fn an_escape_that_let_go_of_the_pipes_is_found_by_its_tag_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(escape(
+            "exec </dev/null >/dev/null 2>&1; sleep 1; touch late",
+            "echo started",
+        ))
+        .current_dir(dir.path());
+    let out = run(cmd, &Options::new(LONG).hunt_escapes()).unwrap();
+    // The escaped shell, and the `sleep` it was running.
+    let names: Vec<&str> = out.escaped.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names, ["sh", "sleep"], "{:?}", out.escaped);
+    assert!(out.escaped.iter().all(|e| e.killed));
+    assert!(never_written(&dir.path().join("late")));
+}
+
+#[test]
+fn a_timeout_is_recorded_when_an_escaped_process_holds_the_pipe() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = shell(
+        &escape("exec sleep 30", "sleep 30"),
+        dir.path(),
+        Duration::from_millis(500),
+    )
+    .unwrap();
+    assert!(out.timed_out);
+    assert_eq!(out.exit_code, None);
+    assert_eq!(out.escaped.len(), 1, "{:?}", out.escaped);
+}
