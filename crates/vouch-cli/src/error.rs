@@ -21,6 +21,23 @@ impl CommandError {
         }
     }
 
+    /// Returns a failed check (exit code 1): a record that does not verify.
+    pub(crate) fn check_failed(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        CommandError {
+            code: exit_codes::CHECK_FAILED,
+            error: Some(error.into()),
+        }
+    }
+
+    /// Returns the error of a run that could not start or go on: tampering with its record
+    /// is a failed check (exit code 1), anything else an input error.
+    pub(crate) fn run(error: vouch_pipeline::RunError) -> Self {
+        match error {
+            vouch_pipeline::RunError::Tampered(_) => CommandError::check_failed(error),
+            other => CommandError::input(other),
+        }
+    }
+
     /// Returns an input error the command has already printed.
     pub(crate) fn reported() -> Self {
         CommandError {

@@ -72,6 +72,11 @@ impl Ui {
         let _ = writeln!(self.err, "{s}error:{s:#} {message}");
     }
 
+    /// Writes a status line to stderr (what was done, for people; never a result).
+    pub(crate) fn status(&mut self, message: impl std::fmt::Display) {
+        let _ = writeln!(self.err, "{message}");
+    }
+
     /// Writes a warning line to stderr.
     pub(crate) fn warn(&mut self, message: impl std::fmt::Display) {
         let s = self.styles.warning;

@@ -217,10 +217,7 @@ pub struct Appended {
 /// and with an atomic replace, so that concurrent writers never lose a turn.
 pub fn append(path: &Path, turn: &NewTurn) -> Result<Appended, Error> {
     store::update(path, |current| {
-        let raw: RawLog = match current {
-            Some(text) if !text.trim().is_empty() => parse_json(path, text)?,
-            _ => RawLog::default(),
-        };
+        let raw = RawLog::read(path, current)?;
         let session_id = turn
             .session_id
             .clone()
@@ -244,23 +241,7 @@ pub fn append(path: &Path, turn: &NewTurn) -> Result<Appended, Error> {
             raw.active.clone()
         };
         let entry = entry_json(turn, &session_id, turn_index);
-        let mut out = String::with_capacity(current.map_or(0, str::len) + entry.len() + 64);
-        out.push_str("{\"Entries\":[");
-        for (i, e) in raw.entries.iter().enumerate() {
-            out.push_str(if i == 0 { "\n" } else { ",\n" });
-            out.push_str(e.json.get());
-        }
-        out.push_str(if raw.entries.is_empty() { "\n" } else { ",\n" });
-        out.push_str(&entry);
-        out.push_str("\n],\"ActiveSessionId\":");
-        out.push_str(&serde_json::to_string(&active).unwrap_or_else(|_| "null".into()));
-        for (key, value) in &raw.other {
-            out.push(',');
-            out.push_str(&serde_json::to_string(key).unwrap_or_default());
-            out.push(':');
-            out.push_str(value.get());
-        }
-        out.push_str("}\n");
+        let out = raw.with_entry(&entry, active.as_deref(), current.map_or(0, str::len));
         let appended = Appended {
             session_id,
             turn_index,
@@ -276,7 +257,7 @@ pub fn new_session_id() -> String {
 }
 
 /// Returns the JSON of one entry in the orchestrator's layout.
-fn entry_json(turn: &NewTurn, session_id: &str, turn_index: i64) -> String {
+pub(crate) fn entry_json(turn: &NewTurn, session_id: &str, turn_index: i64) -> String {
     let commands: Vec<serde_json::Value> = turn
         .commands
         .iter()
@@ -347,16 +328,49 @@ pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
 /// A change log read for appending: entries kept as raw JSON, so rewriting the file does not
 /// rebuild them.
 #[derive(Default)]
-struct RawLog {
-    entries: Vec<RawEntry>,
-    active: Option<String>,
+pub(crate) struct RawLog {
+    pub(crate) entries: Vec<RawEntry>,
+    pub(crate) active: Option<String>,
     other: Vec<(String, Box<RawValue>)>,
 }
 
-struct RawEntry {
-    json: Box<RawValue>,
-    session: Option<String>,
+pub(crate) struct RawEntry {
+    pub(crate) json: Box<RawValue>,
+    pub(crate) session: Option<String>,
     turn: Option<i64>,
+}
+
+impl RawLog {
+    /// Reads the log's current text (`None` or blank: an empty log).
+    pub(crate) fn read(path: &Path, current: Option<&str>) -> Result<RawLog, Error> {
+        match current {
+            Some(text) if !text.trim().is_empty() => parse_json(path, text),
+            _ => Ok(RawLog::default()),
+        }
+    }
+
+    /// Returns the log's text with `entry` appended and `active` the active session; `size`
+    /// is the current text's length, to size the new one.
+    pub(crate) fn with_entry(&self, entry: &str, active: Option<&str>, size: usize) -> String {
+        let mut out = String::with_capacity(size + entry.len() + 64);
+        out.push_str("{\"Entries\":[");
+        for (i, e) in self.entries.iter().enumerate() {
+            out.push_str(if i == 0 { "\n" } else { ",\n" });
+            out.push_str(e.json.get());
+        }
+        out.push_str(if self.entries.is_empty() { "\n" } else { ",\n" });
+        out.push_str(entry);
+        out.push_str("\n],\"ActiveSessionId\":");
+        out.push_str(&serde_json::to_string(&active).unwrap_or_else(|_| "null".into()));
+        for (key, value) in &self.other {
+            out.push(',');
+            out.push_str(&serde_json::to_string(key).unwrap_or_default());
+            out.push(':');
+            out.push_str(value.get());
+        }
+        out.push_str("}\n");
+        out
+    }
 }
 
 fn key_is(key: &str, name: &str) -> bool {

@@ -46,6 +46,14 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// The file does not hold what its writer wrote: someone else changed it.
+    #[error("`{}` was changed outside the runner: {reason}", path.display())]
+    Tampered {
+        /// The file.
+        path: PathBuf,
+        /// What differs.
+        reason: String,
+    },
     /// The file could not be written.
     #[error("failed to write `{}`", path.display())]
     Write {

@@ -25,6 +25,7 @@ mod brief;
 mod changelog;
 mod comments;
 mod error;
+mod own_entries;
 mod ran_nothing;
 mod receipt;
 mod review;
@@ -42,6 +43,7 @@ pub use changelog::{
 };
 pub use comments::strip_comments;
 pub use error::Error;
+pub use own_entries::{AppendedEntry, OwnEntries};
 pub use ran_nothing::{RanNothing, ran_nothing};
 pub use receipt::{Origin, Receipt};
 pub use review::{Review, ReviewEntry};

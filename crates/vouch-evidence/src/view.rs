@@ -122,6 +122,8 @@ pub struct EvidenceView<'s> {
     /// How many calls carry each call id, subagents' included, built on first use.
     call_counts: OnceLock<FastMap<&'s str, usize>>,
     change_log: OnceLock<Result<Option<ChangeLog>, Error>>,
+    /// The change log the caller holds (a runner's own record), read instead of the file.
+    own_log: Option<&'s ChangeLog>,
     brief: OnceLock<Result<Option<Brief>, Error>>,
     test_report: OnceLock<Result<Option<TestReport>, Error>>,
     unreadable: Option<Unreadable>,
@@ -183,6 +185,7 @@ impl<'s> EvidenceView<'s> {
             answers: OnceLock::new(),
             call_counts: OnceLock::new(),
             change_log: OnceLock::new(),
+            own_log: None,
             brief: OnceLock::new(),
             test_report: OnceLock::new(),
             unreadable: None,
@@ -194,6 +197,15 @@ impl<'s> EvidenceView<'s> {
     #[must_use]
     pub fn with_diagnostics(mut self, diagnostics: &[Diagnostic]) -> Self {
         self.unreadable = Unreadable::of(diagnostics);
+        self
+    }
+
+    /// Returns the view with `log` as its change log instead of the file at the configured
+    /// path: a runner decides on the record it wrote itself, never on a file its agents can
+    /// write.
+    #[must_use]
+    pub fn with_change_log(mut self, log: &'s ChangeLog) -> Self {
+        self.own_log = Some(log);
         self
     }
 
@@ -489,6 +501,9 @@ impl<'s> EvidenceView<'s> {
 
     /// Returns the change log, or `None` when its file does not exist.
     pub fn change_log(&self) -> Result<Option<&ChangeLog>, &Error> {
+        if let Some(log) = self.own_log {
+            return Ok(Some(log));
+        }
         let path = self.resolve(&self.paths.change_log);
         cached(&self.change_log, || read_if_exists(&path, ChangeLog::read))
     }

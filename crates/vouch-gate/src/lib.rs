@@ -55,6 +55,7 @@ mod validators;
 /// Reading YAML with places, every problem collected: how the pipeline configuration is read,
 /// shared with agent test files.
 pub mod yaml {
+    pub use crate::config::load::SECTIONS;
     pub use crate::config::{Location, Map, Node, Reader, parse_yaml};
 }
 

@@ -138,16 +138,13 @@ impl RunConfig {
             Ok(gates) if errors.is_empty() => Ok(RunConfig {
                 path: path.to_owned(),
                 router: Router::new(gates),
-                shell: ShellPolicy {
+                shell: {
+                    let mut shell = config.shell;
                     // No agent's command sees a key of the models it runs beside.
-                    hidden_env: config
-                        .shell
-                        .hidden_env
-                        .iter()
-                        .cloned()
-                        .chain(config.models.iter().filter_map(|m| m.api_key_env.clone()))
-                        .collect(),
-                    ..config.shell
+                    shell.env.hidden.extend(
+                        config.models.iter().filter_map(|m| m.api_key_env.clone()),
+                    );
+                    shell
                 },
                 models: config.models,
                 agents: config.agents,
@@ -243,6 +240,9 @@ struct RunSections {
     top: Option<Location>,
 }
 
+/// The runner's own sections, beside the gates' ([`vouch_gate::yaml::SECTIONS`]).
+const RUNNER_SECTIONS: &[&str] = &["Models", "Agents", "Security", "Budget"];
+
 fn read(r: &mut Reader, root: &Spanned<Node>, path: &Path, out: &mut RunSections) {
     let Some(mut top) = r.map(root, "") else {
         return;
@@ -250,7 +250,29 @@ fn read(r: &mut Reader, root: &Spanned<Node>, path: &Path, out: &mut RunSections
     if let Some((node, p)) = top.get("Orchestration")
         && let Some(inner) = r.map(node, &p)
     {
+        // Decision G2: the sections sit under `Orchestration` or at the top, not both: a
+        // section beside `Orchestration` would be dropped without a word.
+        for (key, _) in top.entries() {
+            if !key.value.eq_ignore_ascii_case("Orchestration") {
+                r.error(
+                    Location::of(key),
+                    &key.value,
+                    format!(
+                        "`{}` sits beside `Orchestration`, and only the sections inside it are read",
+                        key.value
+                    ),
+                    Some(format!("move `{}` inside `Orchestration`", key.value)),
+                );
+            }
+        }
         top = inner;
+    }
+    // A pipeline to run is read whole: a section nobody reads (`Securty`) would drop its
+    // rules silently.
+    for section in vouch_gate::yaml::SECTIONS.iter().chain(RUNNER_SECTIONS) {
+        if !RUNNER_SECTIONS.contains(section) {
+            let _ = top.get(section);
+        }
     }
     out.top = Some(top.location);
     let dir = path
@@ -274,15 +296,21 @@ fn read(r: &mut Reader, root: &Spanned<Node>, path: &Path, out: &mut RunSections
     if let Some((node, p)) = top.get("Budget") {
         if let Some(mut m) = r.map(node, &p) {
             if let Some((n, p)) = m.get("MaxTurns") {
-                out.budget.max_turns = r.number(n, &p);
+                out.budget.max_turns = r.positive(n, &p);
             }
             if let Some((n, p)) = m.get("MaxTotalTokens") {
-                out.budget.max_total_tokens = r.number(n, &p).map(u64::from);
+                out.budget.max_total_tokens = r.positive(n, &p).map(u64::from);
             }
             r.unknown_keys(&m, &["MaxTurns", "MaxTotalTokens"]);
         }
         out.budget_place = Some((Location::of(node), p));
     }
+    let known: Vec<&str> = vouch_gate::yaml::SECTIONS
+        .iter()
+        .chain(RUNNER_SECTIONS)
+        .copied()
+        .collect();
+    r.unknown_keys(&top, &known);
 }
 
 #[expect(
@@ -331,12 +359,24 @@ fn models(r: &mut Reader, node: &Spanned<Node>, path: &str, dir: &Path, out: &mu
         let script = text("Script", r).map(|s| dir.join(s));
         let max_tokens = m
             .get("MaxTokens")
-            .and_then(|(n, pp)| r.number(n, &pp))
+            .and_then(|(n, pp)| r.positive(n, &pp))
             .unwrap_or(4096);
         let temperature = m.get("Temperature").and_then(|(n, pp)| {
-            let t = n.value.scalar().and_then(|s| s.parse::<f32>().ok());
+            let t = n
+                .value
+                .scalar()
+                .and_then(|s| s.parse::<f32>().ok())
+                .filter(|t| (0.0..=2.0).contains(t));
             if t.is_none() {
-                r.error(Location::of(n), &pp, "`Temperature` is a number", None);
+                r.error(
+                    Location::of(n),
+                    &pp,
+                    format!(
+                        "`Temperature` is a number from 0 to 2, found {}",
+                        n.value.described()
+                    ),
+                    None,
+                );
             }
             t
         });
@@ -386,11 +426,21 @@ fn agents(r: &mut Reader, node: &Spanned<Node>, path: &str, dir: &Path, out: &mu
             continue;
         };
         let name = m.get("Name").and_then(|(n, pp)| r.string(n, &pp));
-        let mut instructions = m
-            .get("Instructions")
-            .and_then(|(n, pp)| r.string(n, &pp))
+        let inline = m.get("Instructions");
+        let mut instructions = inline
+            .as_ref()
+            .and_then(|(n, pp)| r.string(n, pp))
             .unwrap_or_default();
-        if let Some((n, pp)) = m.get("InstructionsFile")
+        let from_file = m.get("InstructionsFile");
+        if let (Some(_), Some((n, pp))) = (&inline, &from_file) {
+            r.error(
+                Location::of(n),
+                pp,
+                "an agent's instructions are `Instructions` or `InstructionsFile`, not both",
+                Some("keep the one you mean".into()),
+            );
+        }
+        if let Some((n, pp)) = from_file
             && let Some(file) = r.string(n, &pp)
         {
             match std::fs::read_to_string(dir.join(&file)) {
@@ -427,7 +477,7 @@ fn agents(r: &mut Reader, node: &Spanned<Node>, path: &str, dir: &Path, out: &mu
         tools.dedup();
         let max_tool_calls = m
             .get("MaxToolCallsPerTurn")
-            .and_then(|(n, pp)| r.number(n, &pp))
+            .and_then(|(n, pp)| r.positive(n, &pp))
             .unwrap_or(25);
         r.unknown_keys(
             &m,
@@ -487,19 +537,47 @@ fn security(r: &mut Reader, node: &Spanned<Node>, path: &str, out: &mut RunSecti
         }
     }
     if let Some((n, p)) = m.get("CommandTimeoutSeconds")
-        && let Some(s) = r.number(n, &p)
+        && let Some(s) = r.positive(n, &p)
     {
-        out.shell.timeout = Duration::from_secs(u64::from(s.max(1)));
+        out.shell.timeout = Duration::from_secs(u64::from(s));
     }
     if let Some((n, p)) = m.get("OutputCapBytes")
-        && let Some(b) = r.number(n, &p)
+        && let Some(b) = r.positive(n, &p)
     {
         out.shell.output_cap = b as usize;
     }
     if let Some((n, p)) = m.get("HiddenEnv") {
         out.shell
-            .hidden_env
+            .env
+            .hidden
             .extend(r.strings(n, &p).into_iter().map(|(s, _)| s));
+    }
+    if let Some((n, p)) = m.get("PassEnv") {
+        for (name, at) in r.strings(n, &p) {
+            let bare = name.strip_suffix('*').unwrap_or(&name);
+            let valid = !bare.is_empty()
+                && bare
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                && matches!(bare.as_bytes()[0], b'A'..=b'Z' | b'a'..=b'z' | b'_');
+            if !valid {
+                r.error(
+                    at,
+                    &p,
+                    format!("`{name}` is not a variable name or a `PREFIX*` pattern"),
+                    None,
+                );
+            } else if out.shell.env.hidden.iter().any(|h| *h == name) {
+                r.error(
+                    at,
+                    &p,
+                    format!("`{name}` is a model's key: commands never see it"),
+                    None,
+                );
+            } else {
+                out.shell.env.pass.push(name);
+            }
+        }
     }
     r.unknown_keys(
         &m,
@@ -510,6 +588,7 @@ fn security(r: &mut Reader, node: &Spanned<Node>, path: &str, out: &mut RunSecti
             "CommandTimeoutSeconds",
             "OutputCapBytes",
             "HiddenEnv",
+            "PassEnv",
         ],
     );
 }

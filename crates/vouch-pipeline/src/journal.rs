@@ -1,23 +1,41 @@
-//! The run's journal (`.vouch/run/journal.jsonl`): every step of the run as it happens — the
-//! task, each user message, each turn's start, each model reply with its exact tool calls,
-//! each tool result with its effects, each routing decision with the router's state — one
-//! JSON line each, appended and flushed before the run goes on. `vouch run --resume` rebuilds
-//! the run from it exactly: the same conversation, the same session, the same state.
+//! The run's journal (`journal.jsonl` in the run's state directory): every step of the run as
+//! it happens — the task, each turn's start, each model reply with its exact tool calls, the
+//! intent of each call that changes files or commits, each tool result with its effects, each
+//! change-log entry (written here before it is appended there), each routing decision with the
+//! message it implies and the router's state — one JSON line each, written before the run
+//! acts on it. `vouch run --resume` rebuilds the run from it exactly.
+//!
+//! Every line is sealed: its last key, `mac`, is an HMAC-SHA256 over the line before it and
+//! the record, keyed by the run's own key (in the state directory, never in an agent's
+//! environment). A line edited, removed, inserted or moved breaks the chain from there on and
+//! is refused as tampering. Whole records removed from the end leave a valid chain: that is
+//! what a crash leaves too, and resuming from it repeats nothing already acted on (the records
+//! are ordered so). Bytes after the last newline are a record the run was killed while
+//! writing: reading ignores them and resuming cuts them off before writing on.
 
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use hmac::{KeyInit, Mac};
 use serde::{Deserialize, Serialize};
 use vouch_gate::{Decision, RouterState};
 use vouch_llm::{ToolCallRequest, Usage};
 use vouch_session::Outcome;
 
 use crate::error::RunError;
-use crate::tools::Effect;
+use crate::tools::{Effect, Intent};
+
+/// The HMAC of the journal.
+type Seal = hmac::Hmac<sha2::Sha256>;
+
+/// How a sealed line ends: `,"mac":"` + 64 hex digits + `"}`.
+const MAC_PREFIX: &[u8] = b",\"mac\":\"";
+/// The length of a line's seal, from its `,` to its final `}`.
+const SEAL_LEN: usize = MAC_PREFIX.len() + 64 + 2;
 
 /// One line of the journal.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(tag = "record", rename_all = "snake_case")]
+#[serde(tag = "record", rename_all = "snake_case", deny_unknown_fields)]
 pub(crate) enum Record {
     /// The run began.
     Start {
@@ -25,11 +43,6 @@ pub(crate) enum Record {
         run_id: String,
         /// The task.
         task: String,
-    },
-    /// A user message: a routing note or a correction.
-    User {
-        /// Its text.
-        text: String,
     },
     /// An agent's turn began.
     Turn {
@@ -49,6 +62,14 @@ pub(crate) enum Record {
         /// What it cost.
         usage: Option<Usage>,
     },
+    /// A call that changes files or commits is about to act: what the change will be, so
+    /// that a run killed right after it can tell whether it happened.
+    Begin {
+        /// The call.
+        call_id: String,
+        /// The change.
+        intent: Intent,
+    },
     /// A tool call was answered.
     Result {
         /// The agent.
@@ -66,12 +87,16 @@ pub(crate) enum Record {
         /// The route keyword of a `handoff` call.
         handoff: Option<String>,
     },
-    /// A turn's change-log entry was written (a resumed run does not write it again).
+    /// A turn's change-log entry, journaled before it is appended to the change log (a
+    /// resumed run appends it when the change log lacks it, never twice); `None` when the turn
+    /// changed and ran nothing.
     Recorded {
         /// The agent.
         agent: String,
+        /// The entry, as JSON.
+        entry: Option<String>,
     },
-    /// The router decided on a turn's reply (after its change-log entry was written).
+    /// The router decided on a turn's reply.
     Decided {
         /// The agent.
         agent: String,
@@ -79,6 +104,9 @@ pub(crate) enum Record {
         decision: Decision,
         /// The router's state after it.
         state: RouterState,
+        /// The user message the decision adds (a routing note or a correction), journaled
+        /// with it so that no crash separates the two.
+        message: Option<String>,
     },
 }
 
@@ -87,59 +115,164 @@ pub(crate) enum Record {
 pub(crate) struct Journal {
     path: PathBuf,
     file: std::fs::File,
+    key: [u8; 32],
+    last: [u8; 32],
+}
+
+/// A journal read and verified.
+#[derive(Debug)]
+pub(crate) struct Read {
+    /// Its records, in order.
+    pub(crate) records: Vec<Record>,
+    /// The seal of its last whole line (zeros for an empty journal).
+    last: [u8; 32],
+    /// Where its whole lines end: bytes after this are a torn record.
+    whole: u64,
+    /// How many bytes of a torn record follow.
+    pub(crate) torn: u64,
 }
 
 impl Journal {
-    /// Opens the journal at `path` for appending (created when missing).
-    pub(crate) fn open(path: &Path) -> Result<Journal, RunError> {
+    /// Creates the journal at `path` (replacing any), sealed with `key`.
+    pub(crate) fn create(path: &Path, key: [u8; 32]) -> Result<Journal, RunError> {
         let file = std::fs::OpenOptions::new()
             .create(true)
-            .append(true)
+            .write(true)
+            .truncate(true)
             .open(path)
-            .map_err(|e| RunError::Io(format!("cannot open {}: {e}", path.display())))?;
+            .map_err(|e| RunError::Io(format!("cannot create {}: {e}", path.display())))?;
         Ok(Journal {
             path: path.to_owned(),
             file,
+            key,
+            last: [0; 32],
         })
     }
 
-    /// Appends `record` as one line.
+    /// Opens the journal at `path`, read as `read` found it, to write on: a torn record at its
+    /// end is cut off first, byte-exact.
+    pub(crate) fn resume(path: &Path, key: [u8; 32], read: &Read) -> Result<Journal, RunError> {
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(|e| RunError::Io(format!("cannot open {}: {e}", path.display())))?;
+        if read.torn > 0 {
+            file.set_len(read.whole)
+                .and_then(|()| file.sync_data())
+                .map_err(|e| {
+                    RunError::Io(format!(
+                        "cannot cut the torn record off {}: {e}",
+                        path.display()
+                    ))
+                })?;
+        }
+        let mut journal = Journal {
+            path: path.to_owned(),
+            file,
+            key,
+            last: read.last,
+        };
+        use std::io::Seek;
+        journal
+            .file
+            .seek(std::io::SeekFrom::End(0))
+            .map_err(|e| RunError::Io(format!("cannot open {}: {e}", journal.path.display())))?;
+        Ok(journal)
+    }
+
+    /// Appends `record` as one sealed line.
     pub(crate) fn write(&mut self, record: &Record) -> Result<(), RunError> {
-        let mut line = serde_json::to_vec(record)
+        let body = serde_json::to_vec(record)
             .map_err(|e| RunError::Io(format!("cannot write the journal: {e}")))?;
-        line.push(b'\n');
+        let mac = seal(&self.key, &self.last, &body);
+        let mut line = Vec::with_capacity(body.len() + SEAL_LEN + 1);
+        line.extend_from_slice(&body[..body.len() - 1]);
+        line.extend_from_slice(MAC_PREFIX);
+        line.extend_from_slice(hex(&mac).as_bytes());
+        line.extend_from_slice(b"\"}\n");
         self.file
             .write_all(&line)
-            .and_then(|()| self.file.flush())
-            .map_err(|e| RunError::Io(format!("cannot write {}: {e}", self.path.display())))
+            .map_err(|e| RunError::Io(format!("cannot write {}: {e}", self.path.display())))?;
+        self.last = mac;
+        Ok(())
     }
 }
 
-/// Reads every record of the journal at `path`. A torn last line (the run was killed while
-/// writing it) is dropped; any other bad line is an error naming it.
-pub(crate) fn read(path: &Path) -> Result<Vec<Record>, RunError> {
-    let file = std::fs::File::open(path)
+/// Reads and verifies the journal at `path` with `key`. A line that does not verify is
+/// [`RunError::Tampered`]; bytes after the last newline are a torn record, not read.
+pub(crate) fn read(path: &Path, key: &[u8; 32]) -> Result<Read, RunError> {
+    let bytes = std::fs::read(path)
         .map_err(|e| RunError::Io(format!("cannot read {}: {e}", path.display())))?;
-    let lines: Vec<String> = std::io::BufReader::new(file)
-        .lines()
-        .collect::<Result<_, _>>()
-        .map_err(|e| RunError::Io(format!("cannot read {}: {e}", path.display())))?;
-    let mut records = Vec::with_capacity(lines.len());
-    for (i, line) in lines.iter().enumerate() {
-        if line.trim().is_empty() {
-            continue;
+    let whole = bytes
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .map_or(0, |i| i + 1);
+    let mut out = Read {
+        records: Vec::new(),
+        last: [0; 32],
+        whole: whole as u64,
+        torn: (bytes.len() - whole) as u64,
+    };
+    let lines = match whole {
+        0 => None,
+        end => Some(bytes[..end - 1].split(|b| *b == b'\n')),
+    };
+    for (i, line) in lines.into_iter().flatten().enumerate() {
+        let number = i + 1;
+        let (body, mac) = unseal(line).ok_or_else(|| tampered(path, number, "it carries no seal"))?;
+        let expected = seal(key, &out.last, &body);
+        if hex(&expected) != mac {
+            return Err(tampered(
+                path,
+                number,
+                "its seal does not match (a line was changed, removed, inserted or moved)",
+            ));
         }
-        match serde_json::from_str(line) {
-            Ok(record) => records.push(record),
-            Err(_) if i + 1 == lines.len() => break,
-            Err(e) => {
-                return Err(RunError::Io(format!(
-                    "{}:{}: not a journal record: {e}",
-                    path.display(),
-                    i + 1
-                )));
-            }
-        }
+        let record: Record = serde_json::from_slice(&body).map_err(|e| {
+            tampered(path, number, &format!("its seal holds but its record does not read: {e}"))
+        })?;
+        out.records.push(record);
+        out.last = expected;
     }
-    Ok(records)
+    Ok(out)
+}
+
+/// Returns the record and the seal of a sealed line (without its newline).
+fn unseal(line: &[u8]) -> Option<(Vec<u8>, &str)> {
+    if line.len() < SEAL_LEN + 2 || !line.ends_with(b"\"}") {
+        return None;
+    }
+    let at = line.len() - SEAL_LEN;
+    if &line[at..at + MAC_PREFIX.len()] != MAC_PREFIX {
+        return None;
+    }
+    let mac = std::str::from_utf8(&line[at + MAC_PREFIX.len()..line.len() - 2]).ok()?;
+    let mut body = line[..at].to_vec();
+    body.push(b'}');
+    Some((body, mac))
+}
+
+/// Returns the seal of `body` after the line sealed `last`.
+fn seal(key: &[u8; 32], last: &[u8; 32], body: &[u8]) -> [u8; 32] {
+    // HMAC takes a key of any length; 32 bytes cannot fail.
+    let mut mac = <Seal as KeyInit>::new_from_slice(key).unwrap_or_else(|_| unreachable!());
+    mac.update(last);
+    mac.update(body);
+    mac.finalize().into_bytes().into()
+}
+
+/// Returns `bytes` as lowercase hex.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    bytes.iter().fold(String::with_capacity(64), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
+
+fn tampered(path: &Path, line: usize, why: &str) -> RunError {
+    RunError::Tampered(format!(
+        "the run's journal {}:{line} does not verify: {why}",
+        path.display()
+    ))
 }

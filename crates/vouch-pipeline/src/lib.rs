@@ -32,16 +32,23 @@
 #![deny(missing_docs)]
 
 mod config;
+mod conversation;
 mod error;
 mod journal;
 pub mod models;
 mod record;
+mod replay;
 mod run;
+mod state;
 pub mod tools;
+mod turn;
+mod verify;
 mod workspace;
 
 pub use config::{AgentConfig, Budget, ModelConfig, Provider, RunConfig, lint};
 pub use error::RunError;
 pub use record::{RunRecord, TurnRecord, read_run};
-pub use run::{Ended, Models, Progress, RUN_DIR, RunOptions, Summary, resume, run};
-pub use workspace::{Access, Refused, Workspace};
+pub use run::{Ended, Models, Progress, RunOptions, Summary, resume, run};
+pub use state::{RunFiles, run_dir, state_root};
+pub use verify::{VerifiedRun, verify_run};
+pub use workspace::{Access, Opened, Refused, Workspace};

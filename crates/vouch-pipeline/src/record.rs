@@ -1,10 +1,11 @@
-//! What a run did, turn by turn, read back from its journal: the agent of each turn, the calls
-//! it made with their outcomes, the router's decision on its reply and what the turn cost. The
-//! same record serves `vouch run --html` when the run ends and `vouch report` on a run kept in
-//! a working directory.
+//! What a run did, turn by turn, read back from its journal (verified, in the run's state
+//! directory): the agent of each turn, the calls it made with their outcomes, the router's
+//! decision on its reply and what the turn cost. The same record serves `vouch run --html`
+//! when the run ends and `vouch report` on the run of a working directory.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
 
 use vouch_gate::Decision;
 use vouch_llm::Usage;
@@ -12,7 +13,7 @@ use vouch_session::{Args, Format, Output, ToolCall, ToolResult};
 
 use crate::error::RunError;
 use crate::journal::{self, Record};
-use crate::run::RUN_DIR;
+use crate::state::{RunFiles, state_root};
 
 /// One agent turn of a run.
 #[derive(Debug, Clone)]
@@ -56,18 +57,21 @@ impl RunRecord {
     }
 }
 
-/// Reads the run kept in `workdir` (its `.vouch/run/journal.jsonl`).
-pub fn read_run(workdir: &Path) -> Result<RunRecord, RunError> {
-    let dir = workdir.join(RUN_DIR);
-    let path = dir.join("journal.jsonl");
+/// Reads the run of `workdir` from its journal in the state root (`state_root`, or the
+/// default one); a journal that does not verify is [`RunError::Tampered`].
+pub fn read_run(workdir: &Path, state_root_dir: Option<&Path>) -> Result<RunRecord, RunError> {
+    let workdir = workdir
+        .canonicalize()
+        .map_err(|e| RunError::Io(format!("cannot read {}: {e}", workdir.display())))?;
+    let files = RunFiles::open(&state_root(state_root_dir)?, &workdir)?;
     let mut record = RunRecord {
         task: String::new(),
         turns: Vec::new(),
         tokens: BTreeMap::new(),
-        session: dir.join("session.jsonl"),
-        journal: path.clone(),
+        session: files.session.clone(),
+        journal: files.journal.clone(),
     };
-    for entry in journal::read(&path)? {
+    for entry in journal::read(&files.journal, &files.key)?.records {
         match entry {
             Record::Start { task, .. } => record.task = task,
             Record::Turn { agent, number } => record.turns.push(TurnRecord {
@@ -124,7 +128,7 @@ pub fn read_run(workdir: &Path) -> Result<RunRecord, RunError> {
                     turn.decision = Some(decision);
                 }
             }
-            Record::User { .. } | Record::Recorded { .. } => {}
+            Record::Begin { .. } | Record::Recorded { .. } => {}
         }
     }
     Ok(record)

@@ -14,9 +14,9 @@ use crate::ui::Ui;
 
 /// Write the HTML report of a recorded run or session
 ///
-/// RUN_OR_SESSION is a folder a `vouch run` ran in (its `.vouch/run/journal.jsonl` is read:
-/// the pipeline-run view) or a session log of any format vouch reads (the session view). The
-/// report is one self-contained file (docs/reports.md).
+/// RUN_OR_SESSION is a folder a `vouch run` ran in (the run's journal, kept in the state
+/// directory and verified, is read: the pipeline-run view) or a session log of any format
+/// vouch reads (the session view). The report is one self-contained file (docs/reports.md).
 #[derive(Debug, Args)]
 pub(crate) struct ReportArgs {
     /// A folder a `vouch run` ran in, or a session log
@@ -30,24 +30,18 @@ pub(crate) struct ReportArgs {
     /// The log's format, for a session (detected from the content when not given)
     #[arg(long, value_name = "FORMAT", value_parser = log_format_parser())]
     log_format: Option<vouch_session::Format>,
+
+    /// Where `vouch run` keeps its records (default: $VOUCH_STATE_DIR, else
+    /// $XDG_STATE_HOME/vouch, else ~/.local/state/vouch)
+    #[arg(long, value_name = "DIR")]
+    state_dir: Option<PathBuf>,
 }
 
 /// Runs `vouch report`.
 pub(crate) fn run(args: &ReportArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     if args.target.is_dir() {
-        if !args
-            .target
-            .join(vouch_pipeline::RUN_DIR)
-            .join("journal.jsonl")
-            .is_file()
-        {
-            return Err(CommandError::input(format!(
-                "`{}` holds no run: no {}/journal.jsonl (hint: pass the folder `vouch run` ran in, or a session log)",
-                args.target.display(),
-                vouch_pipeline::RUN_DIR
-            )));
-        }
-        let record = vouch_pipeline::read_run(&args.target).map_err(CommandError::input)?;
+        let record = vouch_pipeline::read_run(&args.target, args.state_dir.as_deref())
+            .map_err(CommandError::run)?;
         html::write_file(&args.html, &html::pipeline_page(&record, None))?;
         return Ok(exit_codes::PASS);
     }

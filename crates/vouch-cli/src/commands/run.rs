@@ -21,20 +21,23 @@ use crate::ui::{Ui, plural};
 /// first agent takes the first turn; each turn calls the agent's model with its instructions,
 /// the conversation and its tools, runs the tools it asks for inside the working directory, and
 /// ends when the model answers without a tool call or calls `handoff`. vouch itself records
-/// every file written and command run in the change log and the whole run as a session
-/// (`.vouch/run/session.jsonl`), then routes the reply: a route whose gates pass hands over, a
-/// blocked one is injected back as a correction, a termination strategy ends the run.
+/// every file written and command run in the change log and the whole run as a journal and a
+/// session, kept in the run's state directory outside the working tree (`--state-dir`), then
+/// routes the reply on its own record: a route whose gates pass hands over, a blocked one is
+/// injected back as a correction, a termination strategy ends the run. A change log the
+/// runner did not write as it is ends the run as tampered with (exit 1).
 ///
 /// `--resume` continues a run that was interrupted (killed, or ended by a cap) from its
-/// journal, `.vouch/run/journal.jsonl`, exactly where it stopped.
+/// journal, verified line by line first, exactly where it stopped.
 ///
 /// Ctrl-C stops the running command (its whole process group), records what happened and ends
 /// the run, resumable (exit 130); a second Ctrl-C ends vouch at once.
 ///
 /// Progress goes to stderr, one line per turn, tool call and decision. Exit codes: 0 the run
 /// ended by its termination (or a terminal route), 1 the turn cap or the token budget ended it
-/// first, 2 configuration or input error (or a model that could not answer), 3 an agent is
-/// stuck. `--format json` prints one summary object on stdout.
+/// first, or its record was tampered with, 2 configuration or input error (or a model that
+/// could not answer), 3 an agent is stuck. `--format json` prints one summary object on
+/// stdout.
 #[derive(Debug, Args)]
 pub(crate) struct RunArgs {
     /// The pipeline configuration
@@ -46,17 +49,28 @@ pub(crate) struct RunArgs {
     task: Option<String>,
 
     /// Continue the run that was interrupted in `--workdir` (killed, or stopped by a cap) from
-    /// its journal, `.vouch/run/journal.jsonl`: the same conversation, tool calls and results,
-    /// and router state; a call that was running when it stopped runs again
+    /// its journal: the same conversation, tool calls and results, and router state; a change
+    /// that was being made when it stopped is found made or not, a command runs again
     #[arg(long, conflicts_with = "task")]
     resume: bool,
+
+    /// Where runs keep their records: journal, session and key, one folder per working
+    /// directory (default: $VOUCH_STATE_DIR, else $XDG_STATE_HOME/vouch, else
+    /// ~/.local/state/vouch); never inside the working directory
+    #[arg(long, value_name = "DIR")]
+    state_dir: Option<PathBuf>,
+
+    /// End the run once the agents have used this many tokens in all (over
+    /// `Budget.MaxTotalTokens`)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    max_tokens: Option<u64>,
 
     /// The working directory the agents work in
     #[arg(long, value_name = "DIR", default_value = ".")]
     workdir: PathBuf,
 
     /// End the run after this many agent turns (over `Budget.MaxTurns`)
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     max_turns: Option<u32>,
 
     /// Output format
@@ -81,6 +95,8 @@ pub(crate) fn run(args: &RunArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     let models = vouch_pipeline::models::build(&config).map_err(CommandError::input)?;
     let mut options = RunOptions::new(&args.workdir, args.task.clone().unwrap_or_default());
     options.max_turns = args.max_turns;
+    options.max_total_tokens = args.max_tokens;
+    options.state_root.clone_from(&args.state_dir);
     // The first Ctrl-C stops the running command and ends the run, resumable; a second one
     // ends vouch at once.
     let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -136,9 +152,10 @@ pub(crate) fn run(args: &RunArgs, ui: &mut Ui) -> Result<u8, CommandError> {
             _ => Ok(()),
         };
     })
-    .map_err(CommandError::input)?;
+    .map_err(CommandError::run)?;
     if let Some(path) = &args.html {
-        let record = vouch_pipeline::read_run(&args.workdir).map_err(CommandError::input)?;
+        let record = vouch_pipeline::read_run(&args.workdir, args.state_dir.as_deref())
+            .map_err(CommandError::run)?;
         html::write_file(path, &html::pipeline_page(&record, Some(&summary.ended)))?;
     }
     match args.format {
@@ -150,7 +167,9 @@ pub(crate) fn run(args: &RunArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     }
     Ok(match summary.ended {
         Ended::Terminated { .. } => exit_codes::PASS,
-        Ended::TurnCap { .. } | Ended::TokenBudget { .. } => exit_codes::CHECK_FAILED,
+        Ended::TurnCap { .. } | Ended::TokenBudget { .. } | Ended::Tampered { .. } => {
+            exit_codes::CHECK_FAILED
+        }
         Ended::Stuck { .. } => exit_codes::STUCK,
         Ended::ModelFailed { .. } => exit_codes::INPUT_ERROR,
         Ended::Interrupted => exit_codes::INTERRUPTED,

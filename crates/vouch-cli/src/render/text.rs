@@ -70,7 +70,7 @@ pub(crate) fn count_u64(n: u64) -> String {
 }
 
 /// How a run ended, in words shared by every rendering: a verdict (`ended`, `stuck`,
-/// `stopped`, `interrupted`, `failed`), whether it is a success, and what happened. A stuck
+/// `stopped`, `interrupted`, `failed`, `tampered`), whether it is a success, and what happened. A stuck
 /// run's last message comes after a line break.
 pub(crate) fn ended(e: &vouch_pipeline::Ended) -> (&'static str, Verdict, String) {
     use vouch_pipeline::Ended;
@@ -109,6 +109,7 @@ pub(crate) fn ended(e: &vouch_pipeline::Ended) -> (&'static str, Verdict, String
             Verdict::Error,
             format!("{agent}'s model could not answer: {error}"),
         ),
+        Ended::Tampered { reason } => ("tampered", Verdict::Fail, reason.clone()),
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::support::{render, vouch_in};
+use crate::support::{command_in, render, run_record, vouch_in};
 
 fn example() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/pipeline")
@@ -34,7 +34,9 @@ fn run(dir: &Path, pipeline: &Path, extra: &[&str]) -> std::process::Output {
 fn the_bundled_pipeline_runs_offline_with_every_gate_real() {
     let dir = project();
     let out = run(dir.path(), &example().join("run.yaml"), &[]);
-    let shown = render(&out).replace(&*dir.path().to_string_lossy(), "<project>");
+    let shown = render(&out)
+        .replace(&*run_record(dir.path()).to_string_lossy(), "<record>")
+        .replace(&*dir.path().to_string_lossy(), "<project>");
     insta::assert_snapshot!(shown);
     assert_eq!(
         std::fs::read_to_string(dir.path().join("calc.sh")).unwrap(),
@@ -49,8 +51,7 @@ fn the_bundled_pipeline_runs_offline_with_every_gate_real() {
             "check",
             "--config",
             &config.to_string_lossy(),
-            "--session",
-            ".vouch/run/session.jsonl",
+            "--run",
             "--keyword",
             "APPROVED",
             "--agent",
@@ -190,7 +191,7 @@ fn release(dir: &Path, name: &str) -> std::thread::JoinHandle<()> {
 /// What a run's session says, event by event, without its id.
 fn events(dir: &Path) -> Vec<String> {
     let session = vouch_session::read_path(
-        &dir.join(".vouch/run/session.jsonl"),
+        &run_record(dir).join("session.jsonl"),
         &vouch_session::ReadOptions::default(),
     )
     .unwrap()
@@ -228,8 +229,7 @@ fn a_run_killed_mid_command_resumes_to_the_same_transcript() {
 
     // The same run, killed while its command waits, then resumed.
     let cut = waiting_project();
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("vouch"))
-        .current_dir(cut.path())
+    let mut child = command_in(cut.path())
         .args([
             "run",
             "pipeline.yaml",
@@ -295,8 +295,7 @@ fn ctrl_c_stops_the_running_command_and_leaves_a_resumable_run() {
         ),
     )
     .unwrap();
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("vouch"))
-        .current_dir(dir.path())
+    let child = command_in(dir.path())
         .args([
             "run",
             "pipeline.yaml",
@@ -320,7 +319,7 @@ fn ctrl_c_stops_the_running_command_and_leaves_a_resumable_run() {
         String::from_utf8_lossy(&out.stdout)
             .starts_with("interrupted: resume with `vouch run --resume`")
     );
-    let journal = std::fs::read_to_string(dir.path().join(".vouch/run/journal.jsonl")).unwrap();
+    let journal = std::fs::read_to_string(run_record(dir.path()).join("journal.jsonl")).unwrap();
     assert!(
         journal.contains("[ERROR] the command was stopped: the run was interrupted"),
         "{journal}"

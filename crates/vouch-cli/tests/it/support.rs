@@ -23,11 +23,34 @@ pub(crate) fn vouch_in(dir: &std::path::Path, args: &[&str]) -> Output {
     vouch_in_with_stdin(dir, args, &[])
 }
 
+/// Returns the state root the test binary's runs keep their records in (never the home
+/// folder's).
+pub(crate) fn state_root() -> &'static std::path::Path {
+    static ROOT: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    ROOT.get_or_init(|| tempfile::tempdir().unwrap()).path()
+}
+
+/// Returns the folder of the record of the run in `workdir`.
+pub(crate) fn run_record(workdir: &std::path::Path) -> PathBuf {
+    vouch_pipeline::run_dir(state_root(), &workdir.canonicalize().unwrap())
+}
+
+/// Returns the command that runs the built `vouch` in `dir`, as every test runs it.
+pub(crate) fn command_in(dir: &std::path::Path) -> std::process::Command {
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("vouch"));
+    cmd.current_dir(dir)
+        .env_remove("VOUCH_LOG")
+        .env("NO_COLOR", "1")
+        .env("VOUCH_STATE_DIR", state_root());
+    cmd
+}
+
 /// Runs `vouch` with `args` and `stdin` in `dir`.
 pub(crate) fn vouch_in_with_stdin(dir: &std::path::Path, args: &[&str], stdin: &[u8]) -> Output {
     assert_cmd::Command::cargo_bin("vouch")
         .unwrap()
         .current_dir(dir)
+        .env("VOUCH_STATE_DIR", state_root())
         .env_remove("VOUCH_LOG")
         .env("NO_COLOR", "1")
         .args(args)
@@ -54,6 +77,7 @@ pub(crate) fn vouch_env(
 ) -> Output {
     let mut cmd = assert_cmd::Command::cargo_bin("vouch").unwrap();
     cmd.current_dir(dir)
+        .env("VOUCH_STATE_DIR", state_root())
         .env_remove("VOUCH_LOG")
         .env("NO_COLOR", "1")
         .args(args);

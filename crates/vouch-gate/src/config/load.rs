@@ -16,9 +16,9 @@ use crate::config::node::{Location, Node};
 use crate::config::reader::{Map, Reader, join, parse_yaml};
 use crate::validators::ValidatorKind;
 
-/// Sections vouch reads; other top-level sections (an orchestrator's agents, models, ...) are
-/// left alone unless their name is a near miss of one of these.
-const SECTIONS: &[&str] = &[
+/// Sections the gates read; other top-level sections (an orchestrator's agents, models, ...)
+/// are left alone unless their name is a near miss of one of these.
+pub const SECTIONS: &[&str] = &[
     "Selection",
     "Termination",
     "Validation",
@@ -273,8 +273,8 @@ impl Cx {
         }
         let threshold = m
             .get("StuckThreshold")
-            .and_then(|(n, p)| self.number(n, &p))
-            .map_or(3, |t| t.max(1));
+            .and_then(|(n, p)| self.positive(n, &p))
+            .unwrap_or(3);
         self.unknown_keys(&m, &["Type", "Routes", "States", "StuckThreshold"]);
         (routes, threshold, states)
     }
@@ -556,7 +556,9 @@ impl Cx {
                 None
             }
         };
-        let max_iterations = m.get("MaxIterations").and_then(|(n, p)| self.number(n, &p));
+        let max_iterations = m
+            .get("MaxIterations")
+            .and_then(|(n, p)| self.positive(n, &p));
         let pattern = match m.get("Pattern") {
             Some((n, p)) => self
                 .string(n, &p)
@@ -694,9 +696,9 @@ impl Cx {
             .and_then(|(n, p)| self.string(n, &p));
         if let Some(secs) = m
             .get("TimeoutSeconds")
-            .and_then(|(n, p)| self.number(n, &p))
+            .and_then(|(n, p)| self.positive(n, &p))
         {
-            t.timeout = Duration::from_secs(u64::from(secs.max(1)));
+            t.timeout = Duration::from_secs(u64::from(secs));
         }
         self.unknown_keys(
             &m,
@@ -718,9 +720,9 @@ impl Cx {
         }
         if let Some(t) = m
             .get("StuckThreshold")
-            .and_then(|(n, p)| self.number(n, &p))
+            .and_then(|(n, p)| self.positive(n, &p))
         {
-            h.stuck_threshold = t.max(1);
+            h.stuck_threshold = t;
         }
         if let Some(k) = m.get("Keyword").and_then(|(n, p)| self.string(n, &p)) {
             h.keyword = k;

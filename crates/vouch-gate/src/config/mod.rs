@@ -1,7 +1,7 @@
 //! The pipeline configuration: its model, its YAML loader, and its errors.
 
 mod error;
-mod load;
+pub(crate) mod load;
 mod model;
 mod node;
 mod reader;

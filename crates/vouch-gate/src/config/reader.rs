@@ -200,7 +200,36 @@ impl Reader {
                 .unwrap_or_default(),
         }
     }
-    /// Reads a whole number.
+    /// Reads a whole number of at least 1 (a count, a length, a time): 0, a negative number
+    /// and anything else are reported with why.
+    pub fn positive(&mut self, node: &Spanned<Node>, path: &str) -> Option<u32> {
+        let value = match &node.value {
+            Node::Int(i) => Some(*i),
+            Node::Str(s) => s.trim().parse::<i64>().ok(),
+            _ => None,
+        };
+        let kept = value.and_then(|v| u32::try_from(v).ok()).filter(|v| *v >= 1);
+        if kept.is_none() {
+            let found = match value {
+                Some(v) => format!("`{v}`"),
+                None => node.value.kind().to_owned(),
+            };
+            let why = match value {
+                Some(0) => " (0 would allow nothing)",
+                Some(v) if v < 0 => " (a count or a length is never negative)",
+                _ => "",
+            };
+            self.error(
+                Location::of(node),
+                path,
+                format!("expected a whole number of at least 1, found {found}{why}"),
+                None,
+            );
+        }
+        kept
+    }
+
+    /// Reads a whole number (0 included).
     pub fn number(&mut self, node: &Spanned<Node>, path: &str) -> Option<u32> {
         let value = match &node.value {
             Node::Int(i) => u32::try_from(*i).ok(),

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use regex::Regex;
-use vouch_evidence::EvidenceView;
+use vouch_evidence::{ChangeLog, EvidenceView};
 use vouch_session::{Diagnostic, Session};
 
 use crate::config::{ConfigErrors, Location, Termination, TerminationKind};
@@ -39,6 +39,9 @@ pub struct History<'s> {
     /// The lines the read of the log skipped (its diagnostics): with any, the router lets
     /// nothing through (decisions G4 and D20).
     pub diagnostics: &'s [Diagnostic],
+    /// The change log to decide on instead of the file the configuration names: a runner's
+    /// own record, which its agents cannot write.
+    pub change_log: Option<&'s ChangeLog>,
 }
 
 impl<'s> History<'s> {
@@ -49,7 +52,15 @@ impl<'s> History<'s> {
             workdir: workdir.into(),
             agent: None,
             diagnostics: &[],
+            change_log: None,
         }
+    }
+
+    /// Decides on `log` instead of the change log file.
+    #[must_use]
+    pub fn change_log(mut self, log: &'s ChangeLog) -> History<'s> {
+        self.change_log = Some(log);
+        self
     }
 
     /// Names the agent that wrote the reply.
@@ -278,13 +289,16 @@ impl Router {
             },
             None => self.keywords.find(&reply.text),
         };
-        let view = EvidenceView::new(
+        let mut view = EvidenceView::new(
             history.session,
             &history.workdir,
             self.gates.config().validation.paths.clone(),
         )
         .with_turn_start(reply.start)
         .with_diagnostics(history.diagnostics);
+        if let Some(log) = history.change_log {
+            view = view.with_change_log(log);
+        }
         let matched = self.termination_matches(&reply.text, agent);
         let (keyword, gate) = match found.as_slice() {
             [] if matched.is_empty() => {

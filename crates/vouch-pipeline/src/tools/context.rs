@@ -4,11 +4,12 @@ use std::time::Duration;
 
 use regex::Regex;
 use vouch_llm::HttpProvider;
+use vouch_process::EnvPolicy;
 
 use crate::workspace::Workspace;
 
 /// The rules of `shell_run`: which commands may run, for how long, what output is kept, and
-/// which environment variables the commands never see.
+/// which environment variables they get.
 #[derive(Debug, Clone)]
 pub struct ShellPolicy {
     /// A command must match one of these to run (any command when empty).
@@ -19,8 +20,9 @@ pub struct ShellPolicy {
     pub timeout: Duration,
     /// How many bytes of a command's output are kept (head and tail).
     pub output_cap: usize,
-    /// Environment variables removed from every command (the model providers' keys).
-    pub hidden_env: Vec<String>,
+    /// The environment commands get: the base allowlist, `Security.PassEnv`, never the
+    /// models' keys.
+    pub env: EnvPolicy,
 }
 
 impl Default for ShellPolicy {
@@ -30,9 +32,12 @@ impl Default for ShellPolicy {
             deny: Vec::new(),
             timeout: Duration::from_secs(300),
             output_cap: 64 * 1024,
-            hidden_env: [HttpProvider::OpenAi, HttpProvider::Anthropic]
-                .map(|p| p.default_key_env().to_owned())
-                .to_vec(),
+            env: EnvPolicy {
+                pass: Vec::new(),
+                hidden: [HttpProvider::OpenAi, HttpProvider::Anthropic]
+                    .map(|p| p.default_key_env().to_owned())
+                    .to_vec(),
+            },
         }
     }
 }

@@ -2,27 +2,38 @@
 
 use serde_json::Value;
 
-use crate::tools::{Effect, ToolContext, ToolOutput, text_arg};
-use crate::workspace::Access;
+use crate::tools::{Change, Effect, FileChange, Prepared, ToolContext, ToolOutput, text_arg};
 
-/// Deletes the file `path`.
-pub(super) fn run(args: &Value, cx: &ToolContext) -> ToolOutput {
+/// Plans deleting the file `path`.
+pub(super) fn plan(args: &Value, cx: &ToolContext) -> Prepared {
     let path = match text_arg(args, "path") {
         Ok(p) => p,
-        Err(e) => return e,
+        Err(e) => return Prepared::Done(e),
     };
-    let real = match cx.workspace.resolve(path, Access::Write) {
-        Ok(real) => real,
-        Err(why) => return ToolOutput::denied(why),
-    };
-    if real.is_dir() {
-        return ToolOutput::error(format!("`{path}` is a folder; delete_file deletes files"));
-    }
-    match std::fs::remove_file(&real) {
-        Ok(()) => {
-            let rel = cx.workspace.relative(&real);
-            ToolOutput::ok(format!("deleted {rel}")).with(Effect::Deleted(rel))
+    match cx.workspace.resolve(path, crate::workspace::Access::Write) {
+        Ok(real) if real.is_dir() => {
+            return Prepared::Done(ToolOutput::error(format!(
+                "`{path}` is a folder; delete_file deletes files"
+            )));
         }
-        Err(e) => ToolOutput::error(format!("cannot delete `{path}`: {e}")),
+        Ok(_) => {}
+        Err(why) => return Prepared::Done(ToolOutput::denied(why)),
     }
+    let (relative, bytes) = match cx.workspace.read_existing(path) {
+        Ok(Some(found)) => found,
+        Ok(None) => {
+            return Prepared::Done(ToolOutput::error(format!(
+                "cannot delete `{path}`: no such file"
+            )));
+        }
+        Err(why) => return Prepared::Done(ToolOutput::denied(why)),
+    };
+    Prepared::Change(Change::File(FileChange {
+        path: path.to_owned(),
+        answer: format!("deleted {relative}"),
+        effect: Effect::Deleted(relative.clone()),
+        relative,
+        before: Some(bytes),
+        after: None,
+    }))
 }

@@ -3,6 +3,7 @@
 //! `[DENIED]` before a failure), a structured outcome, and the effects the runner records as
 //! evidence.
 
+mod change;
 mod context;
 mod delete_file;
 mod git_commit;
@@ -15,6 +16,7 @@ mod search;
 mod shell_run;
 mod write_file;
 
+pub use change::{Change, FileChange, Intent, Settled};
 pub use context::{ShellPolicy, ToolContext};
 pub use output::{Effect, Receipt, ToolOutput};
 
@@ -75,18 +77,44 @@ pub fn description(name: &str) -> Option<&'static str> {
         .map(|(_, _, d)| *d)
 }
 
+/// A call prepared: answered already (a refusal, an error, or a tool that changes nothing),
+/// or a change to journal and then make.
+#[derive(Debug)]
+pub enum Prepared {
+    /// The call's answer.
+    Done(ToolOutput),
+    /// The change the call makes.
+    Change(Change),
+}
+
+impl Prepared {
+    /// Makes the change (if any) and returns the call's answer.
+    pub fn finish(self, cx: &ToolContext) -> ToolOutput {
+        match self {
+            Prepared::Done(out) => out,
+            Prepared::Change(change) => change.apply(cx),
+        }
+    }
+}
+
 /// Runs the tool `name` with `args` in `cx`. An unknown tool, or arguments of the wrong shape,
 /// answer `[ERROR]` and change nothing.
 pub fn call(name: &str, args: &Value, cx: &ToolContext) -> ToolOutput {
-    match name {
+    prepare(name, args, cx).finish(cx)
+}
+
+/// Prepares the call of `name` with `args` in `cx`: a tool that writes, patches or deletes a
+/// file or commits is planned, not run; any other runs.
+pub fn prepare(name: &str, args: &Value, cx: &ToolContext) -> Prepared {
+    Prepared::Done(match name {
+        "write_file" => return write_file::plan(args, cx),
+        "patch_file" => return patch_file::plan(args, cx),
+        "delete_file" => return delete_file::plan(args, cx),
+        "git_commit" => return git_commit::plan(args, cx),
         "read_file" => read_file::run(args, cx),
         "list_files" => list_files::run(args, cx),
         "search" => search::run(args, cx),
-        "write_file" => write_file::run(args, cx),
-        "patch_file" => patch_file::run(args, cx),
-        "delete_file" => delete_file::run(args, cx),
         "shell_run" => shell_run::run(args, cx),
-        "git_commit" => git_commit::run(args, cx),
         "handoff" => handoff::run(args),
         other => ToolOutput::error(format!(
             "there is no tool `{other}` (tools: {})",
@@ -96,7 +124,7 @@ pub fn call(name: &str, args: &Value, cx: &ToolContext) -> ToolOutput {
                 .collect::<Vec<_>>()
                 .join(", ")
         )),
-    }
+    })
 }
 
 /// Returns the JSON Schema of the arguments of tool `name`, for the model's tool definitions.

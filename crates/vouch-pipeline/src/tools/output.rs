@@ -30,6 +30,9 @@ pub enum Effect {
     Ran(Receipt),
     /// A commit made (its hash).
     Committed(String),
+    /// A git call the runner made for a commit (kept in the journal; the change log keeps
+    /// the commit).
+    Git(Receipt),
 }
 
 /// A shell command run by the runner, as the change log keeps it.
@@ -53,6 +56,9 @@ pub struct Receipt {
     pub started_at: String,
     /// The tool call it answers (set by the runner).
     pub call_id: Option<String>,
+    /// Processes it started that left its process group, stopped when it ended.
+    #[serde(default)]
+    pub escaped: Vec<String>,
 }
 
 impl ToolOutput {

@@ -2,43 +2,51 @@
 
 use serde_json::Value;
 
-use crate::tools::{Effect, ToolContext, ToolOutput, text_arg};
-use crate::workspace::Access;
+use crate::tools::{Change, Effect, FileChange, Prepared, ToolContext, ToolOutput, text_arg};
 
-/// Replaces the one occurrence of `old` in `path` with `new`.
-pub(super) fn run(args: &Value, cx: &ToolContext) -> ToolOutput {
+/// Plans replacing the one occurrence of `old` in `path` with `new`.
+pub(super) fn plan(args: &Value, cx: &ToolContext) -> Prepared {
     let (path, old, new) = match (
         text_arg(args, "path"),
         text_arg(args, "old"),
         text_arg(args, "new"),
     ) {
         (Ok(p), Ok(o), Ok(n)) => (p, o, n),
-        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return e,
+        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return Prepared::Done(e),
     };
     if old.is_empty() {
-        return ToolOutput::error("`old` is empty: name the exact text to replace");
+        return Prepared::Done(ToolOutput::error(
+            "`old` is empty: name the exact text to replace",
+        ));
     }
-    let real = match cx.workspace.resolve(path, Access::Write) {
-        Ok(real) => real,
-        Err(why) => return ToolOutput::denied(why),
+    let (relative, bytes) = match cx.workspace.read_existing(path) {
+        Ok(Some(found)) => found,
+        Ok(None) => {
+            return Prepared::Done(ToolOutput::error(format!(
+                "cannot read `{path}`: no such file"
+            )));
+        }
+        Err(why) => return Prepared::Done(ToolOutput::denied(why)),
     };
-    let text = match std::fs::read_to_string(&real) {
-        Ok(t) => t,
-        Err(e) => return ToolOutput::error(format!("cannot read `{path}`: {e}")),
+    let Ok(text) = String::from_utf8(bytes.clone()) else {
+        return Prepared::Done(ToolOutput::error(format!(
+            "`{path}` is not UTF-8 text; patch_file changes text"
+        )));
     };
     match text.matches(old).count() {
-        0 => ToolOutput::error(format!(
+        0 => Prepared::Done(ToolOutput::error(format!(
             "the text to replace does not occur in `{path}` (read the file, then copy the text exactly)"
-        )),
-        1 => match std::fs::write(&real, text.replacen(old, new, 1)) {
-            Ok(()) => {
-                let rel = cx.workspace.relative(&real);
-                ToolOutput::ok(format!("patched {rel}")).with(Effect::Wrote(rel))
-            }
-            Err(e) => ToolOutput::error(format!("cannot write `{path}`: {e}")),
-        },
-        n => ToolOutput::error(format!(
+        ))),
+        1 => Prepared::Change(Change::File(FileChange {
+            path: path.to_owned(),
+            answer: format!("patched {relative}"),
+            effect: Effect::Wrote(relative.clone()),
+            relative,
+            before: Some(bytes),
+            after: Some(text.replacen(old, new, 1).into_bytes()),
+        })),
+        n => Prepared::Done(ToolOutput::error(format!(
             "the text to replace occurs {n} times in `{path}`; include more of its surroundings so that it occurs once"
-        )),
+        ))),
     }
 }

@@ -1,5 +1,6 @@
 //! `shell_run`: a bash script in the working directory, in its own process group, killed
-//! whole at its deadline, with the model providers' keys out of its environment.
+//! whole at its deadline or when it ends (its background jobs with it), processes that left
+//! the group hunted down, with a minimal environment (an allowlist: no model keys, no tokens).
 
 use std::process::Command;
 
@@ -29,11 +30,11 @@ pub(super) fn run(args: &Value, cx: &ToolContext) -> ToolOutput {
         "sh"
     });
     cmd.arg("-c").arg(command).current_dir(cx.workspace.root());
-    for key in &policy.hidden_env {
-        cmd.env_remove(key);
-    }
-    let started_at = jiff::Timestamp::now().to_string();
-    let mut options = Options::new(policy.timeout).merged().cap(policy.output_cap);
+    policy.env.apply(&mut cmd);
+    let mut options = Options::new(policy.timeout)
+        .merged()
+        .cap(policy.output_cap)
+        .hunt_escapes();
     if let Some(flag) = &cx.cancel {
         options = options.cancel_on(flag.clone());
     }
@@ -41,18 +42,17 @@ pub(super) fn run(args: &Value, cx: &ToolContext) -> ToolOutput {
         Ok(done) => done,
         Err(e) => return ToolOutput::error(format!("the command could not start: {e}")),
     };
-    let output = done.stdout_text();
-    let receipt = Receipt {
-        command: command.to_owned(),
-        exit_code: done.exit_code,
-        timed_out: done.timed_out,
-        duration: done.elapsed,
-        output: output.clone(),
-        output_len: done.stdout_len,
-        output_sha256: done.stdout_sha256.clone(),
-        started_at,
-        call_id: None,
-    };
+    let receipt = receipt(command, &done);
+    let mut output = done.stdout_text();
+    if !done.escaped.is_empty() {
+        let list: Vec<String> = done.escaped.iter().map(ToString::to_string).collect();
+        output.push_str(&format!(
+            "\n[vouch] {} left the command's process group and {} stopped when it ended: {}",
+            if list.len() == 1 { "1 process" } else { "processes" },
+            if list.len() == 1 { "was" } else { "were" },
+            list.join(", ")
+        ));
+    }
     let (text, outcome) = if done.cancelled {
         (
             format!("[ERROR] the command was stopped: the run was interrupted\n{output}"),
@@ -83,6 +83,25 @@ pub(super) fn run(args: &Value, cx: &ToolContext) -> ToolOutput {
         outcome,
         effects: vec![Effect::Ran(receipt)],
         handoff: None,
+    }
+}
+
+/// Returns the receipt of `command`, which `done` tells the end of.
+pub(super) fn receipt(command: &str, done: &vouch_process::Finished) -> Receipt {
+    let started = jiff::Timestamp::now()
+        .checked_sub(jiff::SignedDuration::try_from(done.elapsed).unwrap_or_default())
+        .unwrap_or_else(|_| jiff::Timestamp::now());
+    Receipt {
+        command: command.to_owned(),
+        exit_code: done.exit_code,
+        timed_out: done.timed_out,
+        duration: done.elapsed,
+        output: done.stdout_text(),
+        output_len: done.stdout_len,
+        output_sha256: done.stdout_sha256.clone(),
+        started_at: started.to_string(),
+        call_id: None,
+        escaped: done.escaped.iter().map(ToString::to_string).collect(),
     }
 }
 

@@ -2,30 +2,28 @@
 
 use serde_json::Value;
 
-use crate::tools::{Effect, ToolContext, ToolOutput, text_arg};
-use crate::workspace::Access;
+use crate::tools::{Change, Effect, FileChange, Prepared, ToolContext, ToolOutput, text_arg};
 
-/// Writes `content` to `path`, making its folders.
-pub(super) fn run(args: &Value, cx: &ToolContext) -> ToolOutput {
+/// Plans writing `content` to `path`, making its folders.
+pub(super) fn plan(args: &Value, cx: &ToolContext) -> Prepared {
     let (path, content) = match (text_arg(args, "path"), text_arg(args, "content")) {
         (Ok(p), Ok(c)) => (p, c),
-        (Err(e), _) | (_, Err(e)) => return e,
+        (Err(e), _) | (_, Err(e)) => return Prepared::Done(e),
     };
-    let real = match cx.workspace.resolve(path, Access::Write) {
-        Ok(real) => real,
-        Err(why) => return ToolOutput::denied(why),
+    let (relative, before) = match cx.workspace.read_existing(path) {
+        Ok(Some((relative, bytes))) => (relative, Some(bytes)),
+        Ok(None) => match cx.workspace.resolve(path, crate::workspace::Access::Write) {
+            Ok(real) => (cx.workspace.relative(&real), None),
+            Err(why) => return Prepared::Done(ToolOutput::denied(why)),
+        },
+        Err(why) => return Prepared::Done(ToolOutput::denied(why)),
     };
-    if let Some(parent) = real.parent()
-        && let Err(e) = std::fs::create_dir_all(parent)
-    {
-        return ToolOutput::error(format!("cannot make the folder of `{path}`: {e}"));
-    }
-    match std::fs::write(&real, content) {
-        Ok(()) => {
-            let rel = cx.workspace.relative(&real);
-            ToolOutput::ok(format!("wrote {} bytes to {rel}", content.len()))
-                .with(Effect::Wrote(rel))
-        }
-        Err(e) => ToolOutput::error(format!("cannot write `{path}`: {e}")),
-    }
+    Prepared::Change(Change::File(FileChange {
+        path: path.to_owned(),
+        answer: format!("wrote {} bytes to {relative}", content.len()),
+        effect: Effect::Wrote(relative.clone()),
+        relative,
+        before,
+        after: Some(content.as_bytes().to_vec()),
+    }))
 }

@@ -2,7 +2,7 @@
 //! transition into a terminal state — blocked once, then taken — and the end there.
 
 use vouch_gate::Decision;
-use vouch_pipeline::{Ended, Progress, RunConfig, RunOptions, models, run};
+use vouch_pipeline::{Ended, Progress, RunConfig, models, run};
 
 const PIPELINE: &str = r#"
 Models:
@@ -48,7 +48,7 @@ agents:
 
 #[test]
 fn a_state_machine_runs_its_back_edge_and_ends_in_its_terminal_state() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::support::Project::new();
     let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
     write("pipeline.yaml", PIPELINE);
     write("script.yaml", SCRIPT);
@@ -64,7 +64,7 @@ fn a_state_machine_runs_its_back_edge_and_ends_in_its_terminal_state() {
     let summary = run(
         &config,
         &models,
-        &RunOptions::new(dir.path(), "Fix add()."),
+        &dir.options("Fix add()."),
         &mut |p| {
             if let Progress::Decided {
                 agent, decision, ..
@@ -103,7 +103,7 @@ fn a_state_machine_runs_its_back_edge_and_ends_in_its_terminal_state() {
 
 #[test]
 fn state_machine_mistakes_are_load_errors() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::support::Project::new();
     let broken = PIPELINE
         .replace(
             "{To: Implement, Signal: \"BUGS FOUND\"}",
@@ -128,7 +128,7 @@ fn state_machine_mistakes_are_load_errors() {
 
 #[test]
 fn strict_evidence_is_the_runners_default_and_can_be_turned_off() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::support::Project::new();
     let path = dir.path().join("pipeline.yaml");
     std::fs::write(dir.path().join("script.yaml"), SCRIPT).unwrap();
     std::fs::write(&path, PIPELINE).unwrap();

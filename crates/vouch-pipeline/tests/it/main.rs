@@ -4,5 +4,6 @@
 
 mod machine;
 mod runs;
+mod support;
 mod tools;
 mod wire;

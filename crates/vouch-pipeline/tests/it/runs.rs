@@ -2,10 +2,10 @@
 //! routed, the end by termination; stuck after three corrections; the turn cap; the recorded
 //! session and change log.
 
-use std::path::Path;
-
 use vouch_gate::Decision;
-use vouch_pipeline::{Ended, Progress, RunConfig, RunOptions, models, run};
+use vouch_pipeline::{Ended, Progress, RunConfig, models, run};
+
+use crate::support::Project;
 
 /// The pipeline of these tests: Developer → Tester, `sh test.sh` the test command.
 const PIPELINE: &str = r#"
@@ -56,9 +56,9 @@ agents:
 "#;
 
 /// A project with a broken `calc.sh` and its test, the pipeline, and `script`.
-fn project(script: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+fn project(script: &str) -> Project {
+    let dir = Project::new();
+    let write = |name: &str, text: &str| dir.write(name, text);
     write("pipeline.yaml", PIPELINE);
     write("script.yaml", script);
     write("calc.sh", "add() { echo $(( a - b )); }\n");
@@ -70,14 +70,15 @@ fn project(script: &str) -> tempfile::TempDir {
 }
 
 /// Runs the project's pipeline; returns the summary and the decisions taken, as words.
-fn run_project(dir: &Path) -> (vouch_pipeline::Summary, Vec<String>) {
-    let config = RunConfig::load(&dir.join("pipeline.yaml")).unwrap_or_else(|e| panic!("{e}"));
+fn run_project(dir: &Project) -> (vouch_pipeline::Summary, Vec<String>) {
+    let config =
+        RunConfig::load(&dir.path().join("pipeline.yaml")).unwrap_or_else(|e| panic!("{e}"));
     let models = models::build(&config).unwrap();
     let mut decisions = Vec::new();
     let summary = run(
         &config,
         &models,
-        &RunOptions::new(dir, "add() returns the difference; make it the sum."),
+        &dir.options("add() returns the difference; make it the sum."),
         &mut |p| {
             if let Progress::Decided {
                 agent, decision, ..
@@ -104,7 +105,7 @@ fn run_project(dir: &Path) -> (vouch_pipeline::Summary, Vec<String>) {
 #[test]
 fn a_forged_handoff_is_blocked_corrected_and_the_backed_one_goes_through() {
     let dir = project(SCRIPT);
-    let (summary, decisions) = run_project(dir.path());
+    let (summary, decisions) = run_project(&dir);
     assert_eq!(
         decisions,
         [
@@ -173,7 +174,7 @@ fn three_forged_handoffs_in_a_row_are_stuck() {
     let dir = project(
         "agents:\n  Developer:\n    - text: \"Done.\\nHANDOFF TO TESTER\"\n    - text: \"Really done.\\nHANDOFF TO TESTER\"\n    - text: \"Done!\\nHANDOFF TO TESTER\"\n",
     );
-    let (summary, decisions) = run_project(dir.path());
+    let (summary, decisions) = run_project(&dir);
     assert_eq!(decisions.len(), 3);
     let Ended::Stuck {
         agent,
@@ -195,7 +196,7 @@ fn the_turn_cap_ends_a_run_that_does_not_end_itself() {
     let dir = project(SCRIPT);
     let config = RunConfig::load(&dir.path().join("pipeline.yaml")).unwrap();
     let models = models::build(&config).unwrap();
-    let mut options = RunOptions::new(dir.path(), "task");
+    let mut options = dir.options("task");
     options.max_turns = Some(2);
     let summary = run(&config, &models, &options, &mut |_| {}).unwrap();
     assert_eq!(summary.ended, Ended::TurnCap { cap: 2 });
@@ -208,7 +209,7 @@ fn the_change_log_is_not_the_agents_to_write() {
     );
     let config = RunConfig::load(&dir.path().join("pipeline.yaml")).unwrap();
     let models = models::build(&config).unwrap();
-    let mut options = RunOptions::new(dir.path(), "task");
+    let mut options = dir.options("task");
     options.max_turns = Some(1);
     let mut answers = Vec::new();
     run(&config, &models, &options, &mut |p| {
@@ -236,7 +237,7 @@ fn the_token_budget_ends_a_run_cleanly() {
         ),
     )
     .unwrap();
-    let (summary, _) = run_project(dir.path());
+    let (summary, _) = run_project(&dir);
     let Ended::TokenBudget { tokens, budget } = summary.ended else {
         panic!("{:?}", summary.ended)
     };
@@ -247,11 +248,11 @@ fn the_token_budget_ends_a_run_cleanly() {
 
 #[test]
 fn eight_runs_at_once_keep_their_evidence_apart() {
-    let dirs: Vec<tempfile::TempDir> = (0..8).map(|_| project(SCRIPT)).collect();
+    let dirs: Vec<Project> = (0..8).map(|_| project(SCRIPT)).collect();
     let summaries: Vec<vouch_pipeline::Summary> = std::thread::scope(|s| {
         let handles: Vec<_> = dirs
             .iter()
-            .map(|d| s.spawn(move || run_project(d.path()).0))
+            .map(|d| s.spawn(move || run_project(d).0))
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
@@ -278,53 +279,59 @@ fn eight_runs_at_once_keep_their_evidence_apart() {
     assert_eq!(sessions.len(), 8, "every run is a session of its own");
 }
 
+/// Returns the journal of the run in `dir`.
+fn journal_of(dir: &Project) -> std::path::PathBuf {
+    let workdir = dir.path().canonicalize().unwrap();
+    vouch_pipeline::run_dir(dir.state(), &workdir).join("journal.jsonl")
+}
+
 #[test]
 fn a_run_cut_between_its_record_and_its_decision_records_the_turn_once() {
-    let dir = project(SCRIPT);
-    let (whole, _) = run_project(dir.path());
-    assert!(matches!(whole.ended, Ended::Terminated { .. }));
-    // Cut the run just after its second turn (the first that changed something) recorded
-    // itself in the change log, before the router decided on it.
-    let journal = dir.path().join(".vouch/run/journal.jsonl");
-    let text = std::fs::read_to_string(&journal).unwrap();
-    let mut recorded = 0;
-    let mut cut = String::new();
-    for line in text.lines() {
-        cut.push_str(line);
-        cut.push('\n');
-        if line.contains("\"record\":\"recorded\"") {
-            recorded += 1;
-            if recorded == 2 {
-                break;
+    for appended in [false, true] {
+        let dir = project(SCRIPT);
+        let (whole, _) = run_project(&dir);
+        assert!(matches!(whole.ended, Ended::Terminated { .. }));
+        // Cut the run just after its second turn that changed something journaled its entry,
+        // before the router decided on it — with the entry appended to the change log, or
+        // not yet. Whole records cut from the end leave the journal's seal whole.
+        let journal = journal_of(&dir);
+        let text = std::fs::read_to_string(&journal).unwrap();
+        let mut entries = 0;
+        let mut cut = String::new();
+        for line in text.lines() {
+            cut.push_str(line);
+            cut.push('\n');
+            if line.contains("\"record\":\"recorded\"") && !line.contains("\"entry\":null") {
+                entries += 1;
+                if entries == 2 {
+                    break;
+                }
             }
         }
+        std::fs::write(&journal, cut).unwrap();
+        let log = dir.path().join(".fuseraft/state/changes.json");
+        let mut changes: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&log).unwrap()).unwrap();
+        if !appended {
+            changes["Entries"].as_array_mut().unwrap().truncate(1);
+            std::fs::write(&log, serde_json::to_string(&changes).unwrap()).unwrap();
+        }
+        // The scripted model starts over: resuming tells it where each agent was.
+        let config = RunConfig::load(&dir.path().join("pipeline.yaml")).unwrap();
+        let models = models::build(&config).unwrap();
+        let resumed =
+            vouch_pipeline::resume(&config, &models, &dir.options(""), &mut |_| {}).unwrap();
+        assert!(
+            matches!(resumed.ended, Ended::Terminated { .. }),
+            "{:?}",
+            resumed.ended
+        );
+        let entries = vouch_evidence::ChangeLog::read(&log).unwrap().entries;
+        let agents: Vec<&str> = entries.iter().map(|e| e.agent.as_str()).collect();
+        assert_eq!(
+            agents,
+            ["Developer", "Tester"],
+            "the cut turn was recorded once (appended before the cut: {appended})"
+        );
     }
-    std::fs::write(&journal, cut).unwrap();
-    let log = dir.path().join(".fuseraft/state/changes.json");
-    let mut changes: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&log).unwrap()).unwrap();
-    changes["Entries"].as_array_mut().unwrap().truncate(1);
-    std::fs::write(&log, changes.to_string()).unwrap();
-    // The scripted model starts over: resuming tells it where each agent was.
-    let config = RunConfig::load(&dir.path().join("pipeline.yaml")).unwrap();
-    let models = models::build(&config).unwrap();
-    let resumed = vouch_pipeline::resume(
-        &config,
-        &models,
-        &RunOptions::new(dir.path(), ""),
-        &mut |_| {},
-    )
-    .unwrap();
-    assert!(
-        matches!(resumed.ended, Ended::Terminated { .. }),
-        "{:?}",
-        resumed.ended
-    );
-    let entries = vouch_evidence::ChangeLog::read(&log).unwrap().entries;
-    let agents: Vec<&str> = entries.iter().map(|e| e.agent.as_str()).collect();
-    assert_eq!(
-        agents,
-        ["Developer", "Tester"],
-        "the cut turn was not recorded twice"
-    );
 }

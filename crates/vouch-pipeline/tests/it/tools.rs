@@ -187,12 +187,15 @@ fn a_command_past_its_time_is_a_timeout_and_its_process_group_is_gone() {
 }
 
 #[test]
-fn shell_rules_and_hidden_keys() {
+fn shell_rules_and_the_environment_by_allowlist() {
     let dir = tempfile::tempdir().unwrap();
     let shell = ShellPolicy {
         deny: vec![Regex::new(r"\brm\s+-rf\b").unwrap()],
         allow: vec![Regex::new(r"^(echo|printenv|cargo)\b").unwrap()],
-        hidden_env: vec!["CARGO_MANIFEST_DIR".to_owned()],
+        env: vouch_process::EnvPolicy {
+            pass: vec!["CARGO_PKG_*".to_owned(), "CARGO_MANIFEST_DIR".to_owned()],
+            hidden: vec!["CARGO_MANIFEST_DIR".to_owned()],
+        },
         ..ShellPolicy::default()
     };
     let cx = cx(dir.path(), shell);
@@ -203,8 +206,14 @@ fn shell_rules_and_hidden_keys() {
     [DENIED] the command matches no allow rule of the pipeline's Security
     ");
     assert!(denied.effects.is_empty(), "a denied command is not run");
-    // Cargo sets this variable for the tests; a hidden one never reaches the command.
+    // Cargo sets these variables for the tests: a passed one reaches the command, a hidden
+    // one never does (though passed), nor does one nobody passed (`CARGO`).
     assert!(std::env::var_os("CARGO_MANIFEST_DIR").is_some());
+    assert!(std::env::var_os("CARGO").is_some());
+    let unpassed = call(&cx, "shell_run", &json!({"command": "printenv CARGO"}));
+    assert_eq!(unpassed.text, "[EXIT 1]\n");
+    let path = call(&cx, "shell_run", &json!({"command": "printenv PATH"}));
+    assert_eq!(path.outcome, Outcome::Ok, "the base allowlist passes PATH");
     let shown = call(
         &cx,
         "shell_run",

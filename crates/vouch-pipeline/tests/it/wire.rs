@@ -3,7 +3,7 @@
 //! provider expects them.
 
 use serde_json::json;
-use vouch_pipeline::{Ended, RunConfig, RunOptions, models, run};
+use vouch_pipeline::{Ended, RunConfig, models, run};
 use vouch_standin::{Server, Step, Wire, conversation};
 
 fn pipeline(provider: &str, url: &str) -> String {
@@ -50,7 +50,7 @@ fn steps() -> Vec<(&'static str, Vec<Step>)> {
 
 fn run_against(wire: Wire, provider: &str) -> (vouch_pipeline::Summary, Vec<serde_json::Value>) {
     let server = Server::start(conversation(wire, steps()));
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::support::Project::new();
     std::fs::write(
         dir.path().join("pipeline.yaml"),
         pipeline(provider, &server.url()),
@@ -67,7 +67,7 @@ fn run_against(wire: Wire, provider: &str) -> (vouch_pipeline::Summary, Vec<serd
     let summary = run(
         &config,
         &models,
-        &RunOptions::new(dir.path(), "Make add() add."),
+        &dir.options("Make add() add."),
         &mut |_| {},
     )
     .unwrap();
@@ -165,7 +165,7 @@ fn bundled_against(wire: Wire, provider: &str) -> (Ended, Vec<String>) {
             .map(|(p, s)| (p.as_str(), s.clone()))
             .collect(),
     ));
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::support::Project::new();
     for name in ["calc.sh", "test.sh"] {
         std::fs::copy(example.join("project").join(name), dir.path().join(name)).unwrap();
     }
@@ -188,7 +188,7 @@ fn bundled_against(wire: Wire, provider: &str) -> (Ended, Vec<String>) {
     let summary = run(
         &config,
         &models,
-        &RunOptions::new(dir.path(), "add() subtracts; make it add."),
+        &dir.options("add() subtracts; make it add."),
         &mut |p| {
             if let vouch_pipeline::Progress::Turn { agent, .. } = p {
                 turns.push(agent.to_owned());

@@ -10,7 +10,6 @@ use vouch_gate::{Gate, Verdict};
 use crate::commands::config_input::load_gates;
 use crate::commands::format::Format;
 use crate::commands::gate::input::GateInput;
-use crate::commands::log_input::load_with;
 use crate::error::CommandError;
 use crate::exit_codes;
 use crate::ui::Ui;
@@ -27,6 +26,10 @@ use crate::ui::Ui;
 /// `{"verdict", "route", "validator", "message"}`.
 ///
 /// Only the end of the session log is read: as many turns as the validators look at.
+///
+/// `--run` decides on the run `vouch run` recorded in `--workdir` instead of a log: its
+/// record is verified first — a journal line that does not verify, or a change-log entry of
+/// the run the runner did not write, blocks (exit 1) with where it was found.
 #[derive(Debug, Args)]
 #[command(group = clap::ArgGroup::new("what").required(true).args(["keyword", "terminate"]))]
 pub(crate) struct CheckArgs {
@@ -89,13 +92,14 @@ pub(crate) fn run(args: &CheckArgs, ui: &mut Ui) -> Result<u8, CommandError> {
         None => gates.completion(args.input.agent.as_deref()),
     };
     let options = args.input.read_options(gate.turns_needed());
-    let loaded = load_with(&args.input.session, &options, ui)?;
-    let view = EvidenceView::new(
-        &loaded.session,
-        &args.input.workdir,
-        gates.config().validation().paths.clone(),
-    )
-    .with_diagnostics(&loaded.diagnostics);
+    let paths = gates.config().validation().paths.clone();
+    let evidence = args.input.evidence(&options, &paths.change_log, ui)?;
+    let loaded = &evidence.loaded;
+    let mut view = EvidenceView::new(&loaded.session, &args.input.workdir, paths)
+        .with_diagnostics(&loaded.diagnostics);
+    if let Some(log) = &evidence.change_log {
+        view = view.with_change_log(log);
+    }
     let verdict = gate.evaluate(&view);
     let route = (!gate.routes.is_empty()).then_some(gate.keyword.as_str());
     let (code, validator, message) = match &verdict {

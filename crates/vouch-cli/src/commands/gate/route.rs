@@ -11,7 +11,6 @@ use vouch_gate::{Decision, History, Routed, Router, RouterState};
 use crate::commands::config_input::load_gates;
 use crate::commands::format::Format;
 use crate::commands::gate::input::GateInput;
-use crate::commands::log_input::load_with;
 use crate::error::CommandError;
 use crate::exit_codes;
 use crate::ui::Ui;
@@ -65,10 +64,17 @@ struct Output<'a> {
 /// Runs `vouch gate route`.
 pub(crate) fn run(args: &RouteArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     let router = Router::new(load_gates(&args.input.config, args.input.strict, ui)?);
-    let loaded = load_with(&args.input.session, &args.input.read_options(None), ui)?;
-    let history = History::new(&loaded.session, &args.input.workdir)
+    let paths = router.gates().config().validation().paths.clone();
+    let evidence = args
+        .input
+        .evidence(&args.input.read_options(None), &paths.change_log, ui)?;
+    let loaded = &evidence.loaded;
+    let mut history = History::new(&loaded.session, &args.input.workdir)
         .agent(args.input.agent.as_deref())
         .diagnostics(&loaded.diagnostics);
+    if let Some(log) = &evidence.change_log {
+        history = history.change_log(log);
+    }
     let state_path = if args.state.is_absolute() {
         args.state.clone()
     } else {

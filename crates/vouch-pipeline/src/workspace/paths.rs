@@ -1,12 +1,15 @@
-//! The run's working directory as the agents' tools see it: every path they name is resolved
-//! inside it, or refused. `..` that climbs out, an absolute path elsewhere, and a symbolic
-//! link that leads out are refused alike; so are the run's own state (its change log, receipts
-//! and transcript, which the runner writes and no agent may) and the files the configuration's
-//! deny globs name.
+//! Every path an agent names, resolved inside the working directory or refused. `..` that
+//! climbs out, an absolute path elsewhere, and a symbolic link that leads out are refused
+//! alike; so are writes to the run's own state (its change log and `.vouch`) and to `.git`
+//! (git is the runner's), and every access to the files the configuration's deny globs name.
+//! Both are compared without regard to case, so that a case-insensitive file system cannot
+//! lead around them (`.GIT/config`, `.Env`).
 
 use std::path::{Component, Path, PathBuf};
 
-use globset::{Glob, GlobSet, GlobSetBuilder};
+use std::sync::Arc;
+
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
 /// Why a path was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -18,6 +21,28 @@ pub enum Refused {
     /// The path is the run's own state, which only the runner writes.
     #[error("`{0}` is the run's own record; agents cannot write it")]
     RunState(String),
+    /// The path is inside `.git`, which only the runner's `git_commit` writes.
+    #[error("`{0}` is inside `.git`: the repository is the runner's (commit with `git_commit`)")]
+    Git(String),
+    /// The file has other names (hard links): a write through this one would change them too.
+    #[error("`{path}` has {links} hard links: a write through it would change a file elsewhere")]
+    Linked {
+        /// The path as the agent wrote it.
+        path: String,
+        /// How many names the file has.
+        links: u64,
+    },
+    /// The path is not a regular file (a FIFO, a device, a socket).
+    #[error("`{0}` is not a regular file")]
+    NotRegular(String),
+    /// The file system refused, or changed under the call (a link swapped in).
+    #[error("cannot open `{path}`: {reason}")]
+    Open {
+        /// The path as the agent wrote it.
+        path: String,
+        /// Why.
+        reason: String,
+    },
     /// A deny glob of the configuration names the path.
     #[error("`{path}` is denied by the file rule `{glob}`")]
     Denied {
@@ -35,7 +60,10 @@ pub enum Refused {
 #[derive(Debug, Clone)]
 pub struct Workspace {
     root: PathBuf,
-    protected: Vec<PathBuf>,
+    /// The root, opened: every file is reached from it.
+    pub(super) root_dir: Arc<std::fs::File>,
+    /// The run's state, lowercased.
+    protected: Vec<String>,
     deny: GlobSet,
     deny_globs: Vec<String>,
 }
@@ -57,16 +85,26 @@ impl Workspace {
         root: &Path,
         protected: &[PathBuf],
         deny: &[String],
-    ) -> Result<Workspace, globset::Error> {
-        let root = root.canonicalize().unwrap_or_else(|_| root.to_owned());
+    ) -> Result<Workspace, std::io::Error> {
+        let root = root.canonicalize()?;
+        let root_dir = std::fs::File::open(&root)?;
         let mut set = GlobSetBuilder::new();
         for g in deny {
-            set.add(Glob::new(g)?);
+            set.add(
+                GlobBuilder::new(g)
+                    .case_insensitive(true)
+                    .build()
+                    .map_err(std::io::Error::other)?,
+            );
         }
         Ok(Workspace {
-            protected: protected.iter().map(|p| lexical(&root.join(p))).collect(),
+            protected: protected
+                .iter()
+                .map(|p| folded(&lexical(&root.join(p))))
+                .collect(),
             root,
-            deny: set.build()?,
+            root_dir: Arc::new(root_dir),
+            deny: set.build().map_err(std::io::Error::other)?,
             deny_globs: deny.to_vec(),
         })
     }
@@ -92,15 +130,21 @@ impl Workspace {
         if !real.starts_with(&self.root) {
             return Err(Refused::Outside(written.to_owned()));
         }
-        if access == Access::Write
-            && self
+        let relative = real.strip_prefix(&self.root).unwrap_or(&real);
+        if access == Access::Write {
+            let (real_f, joined_f) = (folded(&real), folded(&joined));
+            if self
                 .protected
                 .iter()
-                .any(|p| real.starts_with(p) || joined.starts_with(p))
-        {
-            return Err(Refused::RunState(written.to_owned()));
+                .any(|p| under(&real_f, p) || under(&joined_f, p))
+            {
+                return Err(Refused::RunState(written.to_owned()));
+            }
+            let git = folded(&self.root.join(".git"));
+            if under(&real_f, &git) || under(&joined_f, &git) {
+                return Err(Refused::Git(written.to_owned()));
+            }
         }
-        let relative = real.strip_prefix(&self.root).unwrap_or(&real);
         if let Some(i) = self.deny.matches(relative).first() {
             return Err(Refused::Denied {
                 path: written.to_owned(),
@@ -117,6 +161,20 @@ impl Workspace {
             .to_string_lossy()
             .replace('\\', "/")
     }
+}
+
+/// Returns `path` as text with ASCII case folded, for comparisons a case-insensitive file
+/// system would make.
+fn folded(path: &Path) -> String {
+    path.to_string_lossy().to_ascii_lowercase()
+}
+
+/// Returns true when the folded path `path` is `base` or inside it.
+fn under(path: &str, base: &str) -> bool {
+    path == base
+        || path
+            .strip_prefix(base)
+            .is_some_and(|rest| rest.starts_with('/'))
 }
 
 /// Returns `path` with `.` and `..` applied, without asking the file system.
@@ -231,6 +289,18 @@ mod tests {
             w.resolve("f", Access::Write),
             Err(Refused::Outside(_))
         ));
+    }
+
+    #[test]
+    fn case_does_not_lead_around_the_rules() {
+        let dir = tempfile::tempdir().unwrap();
+        let w = ws(dir.path());
+        for path in [".FUSERAFT/State/changes.json", ".Git/config", ".git/hooks/pre-commit"] {
+            assert!(w.resolve(path, Access::Write).is_err(), "{path}");
+        }
+        assert!(w.resolve(".git/config", Access::Read).is_ok());
+        assert!(w.resolve("Config/.ENV", Access::Read).is_err());
+        assert!(w.resolve(".github/workflow.yml", Access::Write).is_ok());
     }
 
     #[test]

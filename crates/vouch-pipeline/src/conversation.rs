@@ -1,0 +1,176 @@
+//! The run so far, as the runner holds it: the session (what is recorded), the conversation
+//! (who said what, to build each agent's view of it), the change-log entries the runner wrote
+//! (what gates decide on), and the journal every step goes to before the run acts on it.
+
+use std::path::Path;
+
+use vouch_evidence::OwnEntries;
+use vouch_llm::{ChatMessage, ToolCallRequest};
+use vouch_session::{
+    Actor, Args, EventKind, Format, Message, Outcome, Output, Role, Session, ToolCall, ToolResult,
+};
+
+use crate::error::RunError;
+use crate::journal::{Journal, Record};
+
+/// The run so far.
+#[derive(Debug)]
+pub(crate) struct RunState {
+    pub(crate) session: Session,
+    pub(crate) transcript: Vec<(Option<String>, ChatMessage)>,
+    pub(crate) run_id: String,
+    /// The change-log entries of the run, as the runner wrote them.
+    pub(crate) own: OwnEntries,
+    /// The session's log, and how many of its events are in it: each turn appends its own.
+    log: Option<(std::fs::File, usize)>,
+    /// The journal, once the run's past is rebuilt.
+    pub(crate) journal: Option<Journal>,
+}
+
+impl RunState {
+    /// Returns the empty state of a run in `workdir`.
+    pub(crate) fn new(workdir: &Path) -> RunState {
+        RunState {
+            session: Session {
+                agent: vouch_session::Agent::Orchestrator,
+                cwd: Some(workdir.display().to_string()),
+                ..Session::default()
+            },
+            transcript: Vec::new(),
+            run_id: String::new(),
+            own: OwnEntries::empty(String::new()),
+            log: None,
+            journal: None,
+        }
+    }
+
+    /// Appends `record` to the journal.
+    pub(crate) fn journal(&mut self, record: &Record) -> Result<(), RunError> {
+        match &mut self.journal {
+            Some(journal) => journal.write(record),
+            None => Ok(()),
+        }
+    }
+
+    /// Adds a user message to the session and the conversation.
+    pub(crate) fn apply_user(&mut self, text: &str) {
+        self.session.push(
+            Actor::new(Role::User),
+            EventKind::Message(Message {
+                text: text.to_owned(),
+            }),
+        );
+        self.transcript.push((
+            None,
+            ChatMessage::User {
+                text: text.to_owned(),
+            },
+        ));
+    }
+
+    /// Adds a model reply of `agent` to the session and the conversation.
+    pub(crate) fn apply_step(&mut self, agent: &str, text: &str, calls: &[ToolCallRequest]) {
+        if !text.trim().is_empty() {
+            self.session.push(
+                Actor::named(Role::Assistant, agent),
+                EventKind::Message(Message {
+                    text: text.to_owned(),
+                }),
+            );
+        }
+        self.transcript.push((
+            Some(agent.to_owned()),
+            ChatMessage::Assistant {
+                text: text.to_owned(),
+                calls: calls.to_vec(),
+            },
+        ));
+    }
+
+    /// Adds an answered call of `agent` to the session and the conversation; returns the call
+    /// and its result as the session holds them.
+    pub(crate) fn apply_result(
+        &mut self,
+        agent: &str,
+        call: &ToolCallRequest,
+        text: &str,
+        outcome: Outcome,
+    ) -> (ToolCall, ToolResult) {
+        let recorded = ToolCall {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            kind: vouch_session::tool_kind(Format::Chat, &call.name),
+            args: Args::from_value(call.arguments.clone()),
+        };
+        let result = ToolResult {
+            call_id: call.id.clone(),
+            output: Output::inline(text),
+            outcome,
+        };
+        self.session.push(
+            Actor::named(Role::Assistant, agent),
+            EventKind::ToolCall(recorded.clone()),
+        );
+        self.session.push(
+            Actor::named(Role::Tool, agent),
+            EventKind::ToolResult(result.clone()),
+        );
+        self.transcript.push((
+            Some(agent.to_owned()),
+            ChatMessage::Tool {
+                call_id: call.id.clone(),
+                name: call.name.clone(),
+                content: text.to_owned(),
+            },
+        ));
+        (recorded, result)
+    }
+
+    /// Returns the conversation as `agent` sees it.
+    pub(crate) fn view(&self, agent: &str) -> Vec<ChatMessage> {
+        let mut out = Vec::new();
+        for (who, message) in &self.transcript {
+            match (who.as_deref(), message) {
+                (None, m) => out.push(m.clone()),
+                (Some(w), m) if w == agent => out.push(m.clone()),
+                (Some(w), ChatMessage::Assistant { text, .. }) if !text.trim().is_empty() => {
+                    out.push(ChatMessage::User {
+                        text: format!("[{w}]: {text}"),
+                    });
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// Appends the events not yet written to the session's log (written first with its
+    /// header line): whole lines, so a reader of a run cut short sees every turn before it.
+    pub(crate) fn save(&mut self, path: &Path) -> Result<(), RunError> {
+        use std::io::Write;
+        let fail = |e: &dyn std::fmt::Display| {
+            RunError::Io(format!(
+                "cannot write the run's session {}: {e}",
+                path.display()
+            ))
+        };
+        let mut bytes = Vec::new();
+        if self.log.is_none() {
+            vouch_session::write_jsonl_header(&self.session, &mut bytes).map_err(|e| fail(&e))?;
+            let file = std::fs::File::create(path).map_err(|e| fail(&e))?;
+            self.log = Some((file, 0));
+        }
+        let Some((file, written)) = &mut self.log else {
+            return Ok(());
+        };
+        vouch_session::write_jsonl_events(
+            &self.session,
+            &self.session.events[*written..],
+            &mut bytes,
+        )
+        .map_err(|e| fail(&e))?;
+        file.write_all(&bytes).map_err(|e| fail(&e))?;
+        *written = self.session.events.len();
+        Ok(())
+    }
+}

@@ -1,0 +1,143 @@
+//! A call that changes the working directory, planned before it acts: the file it writes,
+//! patches or deletes (as it is and as it will be), or the commit it makes. The runner
+//! journals the plan's [`Intent`] before acting, so that a run killed right after the act can
+//! tell, on resume, whether it happened — and answer as the call would have, instead of
+//! running it again and failing (a patch whose text is gone) or doing it twice.
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::tools::git_commit;
+use crate::tools::{Effect, ToolContext, ToolOutput};
+
+/// A change a call is about to make.
+#[derive(Debug, Clone)]
+pub enum Change {
+    /// A file written whole, patched or deleted.
+    File(FileChange),
+    /// Every change of the working directory committed.
+    Commit(git_commit::Plan),
+}
+
+/// A file written whole, patched or deleted.
+#[derive(Debug, Clone)]
+pub struct FileChange {
+    /// The path as the agent wrote it.
+    pub(crate) path: String,
+    /// The path relative to the working directory.
+    pub(crate) relative: String,
+    /// The file's content now; `None` when it does not exist.
+    pub(crate) before: Option<Vec<u8>>,
+    /// Its content after the change; `None` when the change deletes it.
+    pub(crate) after: Option<Vec<u8>>,
+    /// What the call answers when the change is made.
+    pub(crate) answer: String,
+    /// What the change log records of it.
+    pub(crate) effect: Effect,
+}
+
+/// What the journal keeps of a planned change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Intent {
+    /// A file changes from `before` to `after` (SHA-256s; `None`: no file).
+    File {
+        /// The path relative to the working directory.
+        path: String,
+        /// The SHA-256 of its content before; `None` when it did not exist.
+        before: Option<String>,
+        /// The SHA-256 of its content after; `None` when the change deletes it.
+        after: Option<String>,
+        /// What the call answers when the change is made.
+        answer: String,
+        /// What the change log records of it.
+        effect: Effect,
+    },
+    /// A commit on top of `head` with `message`.
+    Commit {
+        /// The commit `HEAD` named before; `None` in a repository without commits.
+        head: Option<String>,
+        /// The commit message.
+        message: String,
+    },
+}
+
+/// What a resumed run finds of a change journaled but not answered.
+#[derive(Debug)]
+pub enum Settled {
+    /// It was made: the call's answer.
+    Made(ToolOutput),
+    /// It was not made: the call runs.
+    NotMade,
+    /// The file or the repository is neither as it was nor as the change leaves it: the call's
+    /// answer says so, and it does not run.
+    Neither(ToolOutput),
+}
+
+impl Change {
+    /// Returns what the journal keeps of the change.
+    pub fn intent(&self) -> Intent {
+        match self {
+            Change::File(f) => Intent::File {
+                path: f.relative.clone(),
+                before: f.before.as_deref().map(sha256_hex),
+                after: f.after.as_deref().map(sha256_hex),
+                answer: f.answer.clone(),
+                effect: f.effect.clone(),
+            },
+            Change::Commit(plan) => plan.intent(),
+        }
+    }
+
+    /// Makes the change.
+    pub fn apply(self, cx: &ToolContext) -> ToolOutput {
+        match self {
+            Change::File(f) => {
+                let done = match &f.after {
+                    Some(content) => cx.workspace.write(&f.path, content),
+                    None => cx.workspace.remove(&f.path),
+                };
+                match done {
+                    Ok(_) => ToolOutput::ok(f.answer).with(f.effect),
+                    Err(why) => ToolOutput::denied(why),
+                }
+            }
+            Change::Commit(plan) => plan.apply(cx),
+        }
+    }
+}
+
+impl Intent {
+    /// Finds whether the change was made, as the working directory shows it now.
+    pub fn settle(&self, cx: &ToolContext) -> Settled {
+        match self {
+            Intent::File {
+                path,
+                before,
+                after,
+                answer,
+                effect,
+            } => {
+                let now = match cx.workspace.read_existing(path) {
+                    Ok(content) => content.map(|(_, bytes)| sha256_hex(&bytes)),
+                    Err(why) => return Settled::Neither(ToolOutput::denied(why)),
+                };
+                if now == *after {
+                    Settled::Made(ToolOutput::ok(answer.clone()).with(effect.clone()))
+                } else if now == *before {
+                    Settled::NotMade
+                } else {
+                    Settled::Neither(ToolOutput::error(format!(
+                        "the run stopped while this call changed `{path}`, and the file is now neither as it was nor as the call would leave it: read it before going on"
+                    )))
+                }
+            }
+            Intent::Commit { head, message } => git_commit::settle(cx, head.as_deref(), message),
+        }
+    }
+}
+
+/// Returns the SHA-256 of `bytes` as lowercase hex.
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+    crate::journal::hex(&Sha256::digest(bytes))
+}
