@@ -1,8 +1,9 @@
 //! The entries one writer — vouch's runner — put in a change log for its own session, kept as
 //! written. The file is shared with everything that can write the working directory; the
 //! writer's copy is the record. Appending checks that the file's entries of the session are
-//! exactly the writer's, and verifying a recorded run does the same: an entry added, changed,
-//! removed or reordered, or the active session switched, is tampering.
+//! exactly the writer's (as JSON values: a file re-indented by a formatter is not changed),
+//! and verifying a recorded run does the same: an entry added, changed, removed or reordered,
+//! or the active session switched, is tampering.
 
 use std::path::Path;
 
@@ -16,6 +17,8 @@ use crate::store;
 pub struct OwnEntries {
     session_id: String,
     written: Vec<String>,
+    /// The entries as JSON values, to compare with the file's.
+    values: Vec<serde_json::Value>,
     log: ChangeLog,
 }
 
@@ -36,8 +39,10 @@ impl OwnEntries {
     pub fn new(session_id: impl Into<String>, written: Vec<String>) -> Result<OwnEntries, Error> {
         let session_id = session_id.into();
         let mut entries = Vec::with_capacity(written.len());
+        let mut values = Vec::with_capacity(written.len());
         for json in &written {
             entries.push(parse_entry(json)?);
+            values.push(value(json)?);
         }
         Ok(OwnEntries {
             log: ChangeLog {
@@ -46,6 +51,7 @@ impl OwnEntries {
             },
             session_id,
             written,
+            values,
         })
     }
 
@@ -59,6 +65,7 @@ impl OwnEntries {
             },
             session_id,
             written: Vec::new(),
+            values: Vec::new(),
         }
     }
 
@@ -89,13 +96,14 @@ impl OwnEntries {
     /// nothing is written. The entry joins the record either way.
     pub fn append(&mut self, path: &Path, entry: String) -> Result<AppendedEntry, Error> {
         let parsed = parse_entry(&entry)?;
+        let entry_value = value(&entry)?;
         let found = store::update(path, |current| {
             let raw = RawLog::read(path, current)?;
-            let mine = self.mine(&raw);
+            let mine = self.mine(&raw)?;
             let size = current.map_or(0, str::len);
-            let found = if mine.len() == self.written.len() + 1
-                && mine[..self.written.len()] == self.written[..]
-                && mine[self.written.len()] == entry
+            let found = if mine.len() == self.values.len() + 1
+                && mine[..self.values.len()] == self.values[..]
+                && mine[self.values.len()] == entry_value
             {
                 AppendedEntry::Present
             } else {
@@ -109,6 +117,7 @@ impl OwnEntries {
             Ok((text, found))
         })?;
         self.written.push(entry);
+        self.values.push(entry_value);
         self.log.entries.push(parsed);
         Ok(found)
     }
@@ -118,9 +127,7 @@ impl OwnEntries {
     pub fn verify(&self, path: &Path) -> Result<(), Error> {
         let text = match std::fs::read_to_string(path) {
             Ok(text) => Some(text),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound && self.written.is_empty() => {
-                None
-            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && self.written.is_empty() => None,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(tampered(path, "the file is gone"));
             }
@@ -132,22 +139,22 @@ impl OwnEntries {
             }
         };
         let raw = RawLog::read(path, text.as_deref())?;
-        let mine = self.mine(&raw);
+        let mine = self.mine(&raw)?;
         self.compare(path, &raw, &mine)
     }
 
-    /// Returns the file's entries of the session, as written in it.
-    fn mine<'r>(&self, raw: &'r RawLog) -> Vec<&'r str> {
+    /// Returns the file's entries of the session, as JSON values.
+    fn mine(&self, raw: &RawLog) -> Result<Vec<serde_json::Value>, Error> {
         raw.entries
             .iter()
             .filter(|e| e.session.as_deref() == Some(self.session_id.as_str()))
-            .map(|e| e.json.get())
+            .map(|e| value(e.json.get()))
             .collect()
     }
 
     /// Checks the file's entries of the session against the record, and the active session.
-    fn compare(&self, path: &Path, raw: &RawLog, mine: &[&str]) -> Result<(), Error> {
-        if let Some(i) = (0..mine.len().min(self.written.len())).find(|&i| mine[i] != self.written[i])
+    fn compare(&self, path: &Path, raw: &RawLog, mine: &[serde_json::Value]) -> Result<(), Error> {
+        if let Some(i) = (0..mine.len().min(self.values.len())).find(|&i| mine[i] != self.values[i])
         {
             return Err(tampered(
                 path,
@@ -161,8 +168,8 @@ impl OwnEntries {
             return Err(tampered(
                 path,
                 format!(
-                    "it holds {} entries of the run's session the runner never wrote",
-                    mine.len() - self.written.len()
+                    "it holds {} of the run's session that the runner never wrote",
+                    entries(mine.len() - self.written.len())
                 ),
             ));
         }
@@ -170,8 +177,13 @@ impl OwnEntries {
             return Err(tampered(
                 path,
                 format!(
-                    "{} of the run's entries are missing",
-                    self.written.len() - mine.len()
+                    "{} the runner wrote for the run's session {} missing",
+                    entries(self.written.len() - mine.len()),
+                    if self.written.len() - mine.len() == 1 {
+                        "is"
+                    } else {
+                        "are"
+                    }
                 ),
             ));
         }
@@ -188,9 +200,23 @@ impl OwnEntries {
     }
 }
 
+/// Parses one entry as a JSON value.
+fn value(json: &str) -> Result<serde_json::Value, Error> {
+    parse_json(Path::new("(entry)"), json)
+}
+
 /// Parses one entry written by [`entry_json`].
 fn parse_entry(json: &str) -> Result<ChangeEntry, Error> {
     parse_json(Path::new("(entry)"), json)
+}
+
+/// Returns `n entries`, or `1 entry`.
+fn entries(n: usize) -> String {
+    if n == 1 {
+        "1 entry".to_owned()
+    } else {
+        format!("{n} entries")
+    }
 }
 
 fn tampered(path: &Path, reason: impl Into<String>) -> Error {
@@ -231,9 +257,15 @@ mod tests {
         crate::append(&path, &forged).unwrap();
         let err = own.verify(&path).unwrap_err();
         assert!(matches!(err, Error::Tampered { .. }), "{err}");
-        assert!(err.to_string().contains("1 entries of the run's session the runner never wrote"));
+        assert!(
+            err.to_string()
+                .contains("1 entry of the run's session that the runner never wrote")
+        );
         let next = own.entry(&turn("Tester"), 2);
-        assert!(matches!(own.append(&path, next), Err(Error::Tampered { .. })));
+        assert!(matches!(
+            own.append(&path, next),
+            Err(Error::Tampered { .. })
+        ));
     }
 
     #[test]
@@ -245,7 +277,10 @@ mod tests {
         own.append(&path, entry.clone()).unwrap();
         // The run restarts from a record that does not say the entry was appended.
         let mut resumed = OwnEntries::new("run-1", Vec::new()).unwrap();
-        assert_eq!(resumed.append(&path, entry).unwrap(), AppendedEntry::Present);
+        assert_eq!(
+            resumed.append(&path, entry).unwrap(),
+            AppendedEntry::Present
+        );
         resumed.verify(&path).unwrap();
         assert_eq!(ChangeLog::read(&path).unwrap().session_entries().count(), 1);
     }
@@ -258,10 +293,28 @@ mod tests {
         let entry = own.entry(&turn("Developer"), 1);
         own.append(&path, entry).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
+        // Re-indented, the file holds the same entries.
+        let pretty: serde_json::Value = serde_json::from_str(&text).unwrap();
+        std::fs::write(&path, serde_json::to_string_pretty(&pretty).unwrap()).unwrap();
+        own.verify(&path).unwrap();
         std::fs::write(&path, text.replace("\"ExitCode\":1", "\"ExitCode\":0")).unwrap();
-        assert!(own.verify(&path).unwrap_err().to_string().contains("entry 1"));
-        std::fs::write(&path, text.replace("\"ActiveSessionId\":\"run-1\"", "\"ActiveSessionId\":null")).unwrap();
-        assert!(own.verify(&path).unwrap_err().to_string().contains("active session"));
+        assert!(
+            own.verify(&path)
+                .unwrap_err()
+                .to_string()
+                .contains("entry 1")
+        );
+        std::fs::write(
+            &path,
+            text.replace("\"ActiveSessionId\":\"run-1\"", "\"ActiveSessionId\":null"),
+        )
+        .unwrap();
+        assert!(
+            own.verify(&path)
+                .unwrap_err()
+                .to_string()
+                .contains("active session")
+        );
         std::fs::remove_file(&path).unwrap();
         assert!(own.verify(&path).unwrap_err().to_string().contains("gone"));
     }

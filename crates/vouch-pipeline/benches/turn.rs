@@ -40,13 +40,10 @@ fn project(turns: usize) -> tempfile::TempDir {
 fn run_turns(dir: &Path) -> u32 {
     let config = RunConfig::load(&dir.join("pipeline.yaml")).expect("the bench pipeline");
     let models = models::build(&config).expect("the scripted model");
-    let summary = run(
-        &config,
-        &models,
-        &RunOptions::new(dir, "Work."),
-        &mut |_| {},
-    )
-    .expect("a run");
+    let state = tempfile::tempdir().expect("a state root");
+    let mut options = RunOptions::new(dir, "Work.");
+    options.state_root = Some(state.path().to_owned());
+    let summary = run(&config, &models, &options, &mut |_| {}).expect("a run");
     summary.turns
 }
 

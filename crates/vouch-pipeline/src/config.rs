@@ -141,9 +141,10 @@ impl RunConfig {
                 shell: {
                     let mut shell = config.shell;
                     // No agent's command sees a key of the models it runs beside.
-                    shell.env.hidden.extend(
-                        config.models.iter().filter_map(|m| m.api_key_env.clone()),
-                    );
+                    shell
+                        .env
+                        .hidden
+                        .extend(config.models.iter().filter_map(|m| m.api_key_env.clone()));
                     shell
                 },
                 models: config.models,
@@ -556,9 +557,7 @@ fn security(r: &mut Reader, node: &Spanned<Node>, path: &str, out: &mut RunSecti
         for (name, at) in r.strings(n, &p) {
             let bare = name.strip_suffix('*').unwrap_or(&name);
             let valid = !bare.is_empty()
-                && bare
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                && bare.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
                 && matches!(bare.as_bytes()[0], b'A'..=b'Z' | b'a'..=b'z' | b'_');
             if !valid {
                 r.error(
@@ -567,7 +566,7 @@ fn security(r: &mut Reader, node: &Spanned<Node>, path: &str, out: &mut RunSecti
                     format!("`{name}` is not a variable name or a `PREFIX*` pattern"),
                     None,
                 );
-            } else if out.shell.env.hidden.iter().any(|h| *h == name) {
+            } else if out.shell.env.hidden.contains(&name) {
                 r.error(
                     at,
                     &p,

@@ -203,10 +203,7 @@ impl Journal {
 pub(crate) fn read(path: &Path, key: &[u8; 32]) -> Result<Read, RunError> {
     let bytes = std::fs::read(path)
         .map_err(|e| RunError::Io(format!("cannot read {}: {e}", path.display())))?;
-    let whole = bytes
-        .iter()
-        .rposition(|b| *b == b'\n')
-        .map_or(0, |i| i + 1);
+    let whole = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
     let mut out = Read {
         records: Vec::new(),
         last: [0; 32],
@@ -219,7 +216,8 @@ pub(crate) fn read(path: &Path, key: &[u8; 32]) -> Result<Read, RunError> {
     };
     for (i, line) in lines.into_iter().flatten().enumerate() {
         let number = i + 1;
-        let (body, mac) = unseal(line).ok_or_else(|| tampered(path, number, "it carries no seal"))?;
+        let (body, mac) =
+            unseal(line).ok_or_else(|| tampered(path, number, "it carries no seal"))?;
         let expected = seal(key, &out.last, &body);
         if hex(&expected) != mac {
             return Err(tampered(
@@ -229,7 +227,11 @@ pub(crate) fn read(path: &Path, key: &[u8; 32]) -> Result<Read, RunError> {
             ));
         }
         let record: Record = serde_json::from_slice(&body).map_err(|e| {
-            tampered(path, number, &format!("its seal holds but its record does not read: {e}"))
+            tampered(
+                path,
+                number,
+                &format!("its seal holds but its record does not read: {e}"),
+            )
         })?;
         out.records.push(record);
         out.last = expected;
@@ -275,4 +277,94 @@ fn tampered(path: &Path, line: usize, why: &str) -> RunError {
         "the run's journal {}:{line} does not verify: {why}",
         path.display()
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn user(n: u32) -> Record {
+        Record::Turn {
+            agent: format!("Agent «{n}»"),
+            number: n,
+        }
+    }
+
+    /// Writes five records; returns the journal's path and its lines.
+    fn five(dir: &Path) -> (PathBuf, Vec<String>) {
+        let path = dir.join("journal.jsonl");
+        let mut j = Journal::create(&path, [7; 32]).unwrap();
+        for n in 1..=5 {
+            j.write(&user(n)).unwrap();
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        (path, text.lines().map(|l| format!("{l}\n")).collect())
+    }
+
+    #[test]
+    fn every_line_is_sealed_and_a_whole_prefix_still_verifies() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, lines) = five(dir.path());
+        assert!(lines[0].ends_with("\"}\n") && lines[0].contains(",\"mac\":\""));
+        assert_eq!(read(&path, &[7; 32]).unwrap().records.len(), 5);
+        std::fs::write(&path, lines[..3].concat()).unwrap();
+        assert_eq!(read(&path, &[7; 32]).unwrap().records.len(), 3);
+        // Another key does not verify it.
+        assert!(matches!(read(&path, &[8; 32]), Err(RunError::Tampered(_))));
+    }
+
+    #[test]
+    fn a_line_edited_removed_inserted_or_moved_is_tampering() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, lines) = five(dir.path());
+        let edited = lines[1].replace("«2»", "«9»");
+        let unsealed = "{\"record\":\"turn\",\"agent\":\"x\",\"number\":2}\n".to_owned();
+        let cases = [
+            ("edited", [&lines[..1], &[edited], &lines[2..]].concat(), 2),
+            ("removed", [&lines[..1], &lines[2..]].concat(), 2),
+            (
+                "inserted",
+                [&lines[..2], &[lines[1].clone()], &lines[2..]].concat(),
+                3,
+            ),
+            (
+                "moved",
+                [
+                    &lines[..1],
+                    &[lines[2].clone(), lines[1].clone()],
+                    &lines[3..],
+                ]
+                .concat(),
+                2,
+            ),
+            ("unsealed", [&lines[..1], &[unsealed]].concat(), 2),
+        ];
+        for (what, text, line) in cases {
+            std::fs::write(&path, text.concat()).unwrap();
+            let err = read(&path, &[7; 32]).unwrap_err();
+            assert!(
+                err.to_string()
+                    .contains(&format!("journal.jsonl:{line} does not verify")),
+                "{what}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_torn_tail_is_not_read_and_is_cut_before_writing_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, lines) = five(dir.path());
+        let whole = lines[..4].concat();
+        for cut in 0..lines[4].len() - 1 {
+            // Cuts inside `«` leave half a character.
+            let torn = [whole.as_bytes(), &lines[4].as_bytes()[..cut]].concat();
+            std::fs::write(&path, &torn).unwrap();
+            let read = read(&path, &[7; 32]).unwrap();
+            assert_eq!((read.records.len(), read.torn), (4, cut as u64));
+            let mut j = Journal::resume(&path, [7; 32], &read).unwrap();
+            j.write(&user(6)).unwrap();
+            let again = super::read(&path, &[7; 32]).unwrap();
+            assert_eq!((again.records.len(), again.torn), (5, 0), "cut at {cut}");
+        }
+    }
 }

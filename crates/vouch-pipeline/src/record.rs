@@ -6,7 +6,6 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-
 use vouch_gate::Decision;
 use vouch_llm::Usage;
 use vouch_session::{Args, Format, Output, ToolCall, ToolResult};

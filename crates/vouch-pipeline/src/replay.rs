@@ -31,9 +31,11 @@ pub(crate) struct Pending {
     pub(crate) finished: bool,
     /// True when a `handoff` was answered.
     pub(crate) handed_off: bool,
-    /// The turn's change-log entry, when it was journaled (`Some(None)`: the turn had none):
-    /// only the change log's copy and the decision may be left.
-    pub(crate) recorded: Option<Option<String>>,
+    /// True when the turn's change-log entry was journaled: only the change log's copy of it
+    /// and the decision may be left.
+    pub(crate) recorded: bool,
+    /// That entry (`None` when the turn had none).
+    pub(crate) entry: Option<String>,
 }
 
 /// A run rebuilt from its journal.
@@ -135,7 +137,9 @@ pub(crate) fn replay(records: Vec<Record>, workdir: &Path) -> Result<Replayed, R
                 r.state.apply_result(&agent, &call, &text, outcome);
             }
             Record::Recorded { entry, .. } => {
-                r.pending.get_or_insert_with(Pending::default).recorded = Some(entry);
+                let p = r.pending.get_or_insert_with(Pending::default);
+                p.recorded = true;
+                p.entry = entry;
             }
             Record::Decided {
                 agent,
@@ -145,7 +149,7 @@ pub(crate) fn replay(records: Vec<Record>, workdir: &Path) -> Result<Replayed, R
             } => {
                 r.router_state = state;
                 // The turn's entry went to the change log before its decision was journaled.
-                if let Some(Some(entry)) = r.pending.take().and_then(|p| p.recorded) {
+                if let Some(entry) = r.pending.take().and_then(|p| p.entry) {
                     entries.push(entry);
                 }
                 if let Some(text) = &message {

@@ -54,11 +54,11 @@ pub struct RunOptions {
     /// Where runs keep their records; `None`: `$VOUCH_STATE_DIR`, else
     /// `$XDG_STATE_HOME/vouch`, else `~/.local/state/vouch`.
     pub state_root: Option<PathBuf>,
-    /// Crash tests only: the run stops dead right after this many changes (file writes,
-    /// patches, deletions, commits) were made, before their answers are journaled — what a
-    /// `kill -9` at that moment leaves.
+    /// Crash tests only: the run stops dead right after this many side effects (file writes,
+    /// patches, deletions, commits, commands run) were made, before their answers are
+    /// journaled — what a `kill -9` at that moment leaves.
     #[doc(hidden)]
-    pub crash_after_changes: Option<u32>,
+    pub crash_after_effects: Option<u32>,
 }
 
 impl RunOptions {
@@ -71,7 +71,7 @@ impl RunOptions {
             max_total_tokens: None,
             cancel: None,
             state_root: None,
-            crash_after_changes: None,
+            crash_after_effects: None,
         }
     }
 }
@@ -215,12 +215,10 @@ fn execute(
         .enable_all()
         .build()
         .map_err(|e| RunError::Io(format!("cannot start the model clients: {e}")))?;
-    let workdir = options.workdir.canonicalize().map_err(|e| {
-        RunError::Io(format!(
-            "cannot run in {}: {e}",
-            options.workdir.display()
-        ))
-    })?;
+    let workdir = options
+        .workdir
+        .canonicalize()
+        .map_err(|e| RunError::Io(format!("cannot run in {}: {e}", options.workdir.display())))?;
     let paths = &config.gates().config().validation().paths;
     let change_log = workdir.join(&paths.change_log);
     let root = state_root(options.state_root.as_deref())?;
@@ -242,9 +240,7 @@ fn execute(
         cancel: options.cancel.clone(),
     };
     let cap = options.max_turns.or(config.budget.max_turns);
-    let budget = options
-        .max_total_tokens
-        .or(config.budget.max_total_tokens);
+    let budget = options.max_total_tokens.or(config.budget.max_total_tokens);
     // A state machine starts with its first state's agent; keyword selection with the first
     // agent of `Agents`.
     let first = match config.gates().config().states().first() {
@@ -288,10 +284,7 @@ fn execute(
         state.journal = Some(Journal::resume(&files.journal, files.key, &read)?);
         // The change log must hold the run's entries as the runner wrote them; a turn whose
         // entry was journaled but not appended yet gets it now, once.
-        let unappended = pending
-            .as_ref()
-            .and_then(|p| p.recorded.clone())
-            .flatten();
+        let unappended = pending.as_ref().and_then(|p| p.entry.clone());
         let checked = match unappended {
             Some(entry) => state.own.append(&change_log, entry).map(|_| ()),
             None => state.own.verify(&change_log),
@@ -320,7 +313,7 @@ fn execute(
         }
     }
     state.session.id.clone_from(&state.run_id);
-    let mut crash_after_changes = options.crash_after_changes;
+    let mut crash_after_effects = options.crash_after_effects;
     let spent = |tokens: &BTreeMap<String, Usage>| -> u64 {
         tokens.values().map(|u| u.input + u.output).sum()
     };
@@ -328,20 +321,21 @@ fn execute(
         if cx.cancelled() {
             break Ended::Interrupted;
         }
+        // A run past its budget does nothing more, not even the calls a resumed turn left.
+        if let Some(budget) = budget
+            && spent(&tokens) >= budget
+        {
+            break Ended::TokenBudget {
+                tokens: spent(&tokens),
+                budget,
+            };
+        }
         let continuing = pending.take();
-        let recorded = continuing.as_ref().is_some_and(|p| p.recorded.is_some());
+        let recorded = continuing.as_ref().is_some_and(|p| p.recorded);
         if continuing.is_none() {
             if cap.is_some_and(|c| turns >= c) {
                 break Ended::TurnCap {
                     cap: cap.unwrap_or(turns),
-                };
-            }
-            if let Some(budget) = budget
-                && spent(&tokens) >= budget
-            {
-                break Ended::TokenBudget {
-                    tokens: spent(&tokens),
-                    budget,
                 };
             }
             turns += 1;
@@ -364,7 +358,7 @@ fn execute(
             cx: &cx,
             runtime: &runtime,
             budget_left: budget.map(|b| b.saturating_sub(spent(&tokens))),
-            crash_after_changes: &mut crash_after_changes,
+            crash_after_effects: &mut crash_after_effects,
         };
         let turn = state.turn(&mut t, continuing, progress)?;
         let used = tokens.entry(agent.name.clone()).or_default();

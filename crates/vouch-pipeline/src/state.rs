@@ -180,7 +180,10 @@ mod tests {
             .permissions()
             .mode();
         assert_eq!(mode & 0o777, 0o600);
-        assert_eq!(RunFiles::open(root.path(), &workdir).unwrap().key, files.key);
+        assert_eq!(
+            RunFiles::open(root.path(), &workdir).unwrap().key,
+            files.key
+        );
         let again = RunFiles::create(root.path(), &workdir).unwrap();
         assert_ne!(again.key, files.key, "each run has a key of its own");
     }
@@ -190,6 +193,9 @@ mod tests {
         let work = tempfile::tempdir().unwrap();
         let workdir = work.path().canonicalize().unwrap();
         let err = RunFiles::create(&workdir.join(".state"), &workdir).unwrap_err();
-        assert!(err.to_string().contains("inside the working directory"), "{err}");
+        assert!(
+            err.to_string().contains("inside the working directory"),
+            "{err}"
+        );
     }
 }

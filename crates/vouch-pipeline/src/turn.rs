@@ -54,8 +54,8 @@ pub(crate) struct TurnContext<'a> {
     pub(crate) runtime: &'a tokio::runtime::Runtime,
     /// Tokens left of the run's budget when the turn began.
     pub(crate) budget_left: Option<u64>,
-    /// Changes left to make before a simulated crash (crash tests only).
-    pub(crate) crash_after_changes: &'a mut Option<u32>,
+    /// Side effects left before a simulated crash (crash tests only).
+    pub(crate) crash_after_effects: &'a mut Option<u32>,
 }
 
 impl RunState {
@@ -94,11 +94,7 @@ impl RunState {
                 turn.end = TurnEnd::Interrupted;
                 return Ok(turn);
             }
-            if p.recorded.is_some()
-                || p.finished
-                || handed_off
-                || calls_made >= agent.max_tool_calls
-            {
+            if p.recorded || p.finished || handed_off || calls_made >= agent.max_tool_calls {
                 return Ok(turn);
             }
         }
@@ -249,23 +245,34 @@ impl RunState {
             )));
         }
         match tools::prepare(&call.name, &call.arguments, t.cx) {
-            Prepared::Done(out) => Ok(out),
+            Prepared::Done(out) => {
+                if call.name == "shell_run" && !out.effects.is_empty() {
+                    crash_point(t)?;
+                }
+                Ok(out)
+            }
             Prepared::Change(change) => {
                 self.journal(&Record::Begin {
                     call_id: call.id.clone(),
                     intent: change.intent(),
                 })?;
                 let out = change.apply(t.cx);
-                if let Some(left) = t.crash_after_changes.as_mut() {
-                    *left = left.saturating_sub(1);
-                    if *left == 0 {
-                        return Err(RunError::Io(
-                            "crash injected after a change was made (crash tests)".into(),
-                        ));
-                    }
-                }
+                crash_point(t)?;
                 Ok(out)
             }
         }
     }
+}
+
+/// Stops the run dead when the crash tests asked for a crash after this side effect.
+fn crash_point(t: &mut TurnContext<'_>) -> Result<(), RunError> {
+    if let Some(left) = t.crash_after_effects.as_mut() {
+        *left = left.saturating_sub(1);
+        if *left == 0 {
+            return Err(RunError::Io(
+                "crash injected right after a side effect (crash tests)".into(),
+            ));
+        }
+    }
+    Ok(())
 }

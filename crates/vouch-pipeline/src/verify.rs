@@ -50,10 +50,7 @@ pub fn verify_run(
     let change_log = workdir.join(change_log);
     let mut own = replayed.state.own;
     // A run stopped between journaling a turn's entry and appending it may have either.
-    let unappended = replayed
-        .pending
-        .and_then(|p| p.recorded)
-        .flatten();
+    let unappended = replayed.pending.and_then(|p| p.entry);
     if let Err(first) = own.verify(&change_log) {
         let with_last = unappended.and_then(|entry| {
             let mut written = own.written().to_vec();
@@ -64,9 +61,7 @@ pub fn verify_run(
             Some(longer) if longer.verify(&change_log).is_ok() => own = longer,
             _ => {
                 return Err(match first {
-                    vouch_evidence::Error::Tampered { .. } => {
-                        RunError::Tampered(first.to_string())
-                    }
+                    vouch_evidence::Error::Tampered { .. } => RunError::Tampered(first.to_string()),
                     other => RunError::Evidence(other),
                 });
             }

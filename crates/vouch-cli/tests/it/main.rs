@@ -2,6 +2,7 @@
 
 #![expect(clippy::unwrap_used, reason = "tests fail loudly")]
 
+mod adversary;
 mod agent_tests;
 mod gate;
 mod help;

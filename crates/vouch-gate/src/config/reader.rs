@@ -208,7 +208,9 @@ impl Reader {
             Node::Str(s) => s.trim().parse::<i64>().ok(),
             _ => None,
         };
-        let kept = value.and_then(|v| u32::try_from(v).ok()).filter(|v| *v >= 1);
+        let kept = value
+            .and_then(|v| u32::try_from(v).ok())
+            .filter(|v| *v >= 1);
         if kept.is_none() {
             let found = match value {
                 Some(v) => format!("`{v}`"),

@@ -14,7 +14,7 @@ use crate::tools::{Effect, ToolContext, ToolOutput};
 #[derive(Debug, Clone)]
 pub enum Change {
     /// A file written whole, patched or deleted.
-    File(FileChange),
+    File(Box<FileChange>),
     /// Every change of the working directory committed.
     Commit(git_commit::Plan),
 }
@@ -50,8 +50,6 @@ pub enum Intent {
         after: Option<String>,
         /// What the call answers when the change is made.
         answer: String,
-        /// What the change log records of it.
-        effect: Effect,
     },
     /// A commit on top of `head` with `message`.
     Commit {
@@ -83,7 +81,6 @@ impl Change {
                 before: f.before.as_deref().map(sha256_hex),
                 after: f.after.as_deref().map(sha256_hex),
                 answer: f.answer.clone(),
-                effect: f.effect.clone(),
             },
             Change::Commit(plan) => plan.intent(),
         }
@@ -116,14 +113,19 @@ impl Intent {
                 before,
                 after,
                 answer,
-                effect,
             } => {
+                // A change that leaves no file deleted it; any other wrote it.
+                let effect = if after.is_none() {
+                    Effect::Deleted(path.clone())
+                } else {
+                    Effect::Wrote(path.clone())
+                };
                 let now = match cx.workspace.read_existing(path) {
                     Ok(content) => content.map(|(_, bytes)| sha256_hex(&bytes)),
                     Err(why) => return Settled::Neither(ToolOutput::denied(why)),
                 };
                 if now == *after {
-                    Settled::Made(ToolOutput::ok(answer.clone()).with(effect.clone()))
+                    Settled::Made(ToolOutput::ok(answer.clone()).with(effect))
                 } else if now == *before {
                     Settled::NotMade
                 } else {

@@ -28,12 +28,12 @@ pub(super) fn plan(args: &Value, cx: &ToolContext) -> Prepared {
         }
         Err(why) => return Prepared::Done(ToolOutput::denied(why)),
     };
-    Prepared::Change(Change::File(FileChange {
+    Prepared::Change(Change::File(Box::new(FileChange {
         path: path.to_owned(),
         answer: format!("deleted {relative}"),
         effect: Effect::Deleted(relative.clone()),
         relative,
         before: Some(bytes),
         after: None,
-    }))
+    })))
 }

@@ -179,12 +179,21 @@ fn overrides(root: &std::path::Path) -> Vec<String> {
         let names = done.stdout_text();
         let mut drivers: Vec<&str> = names
             .lines()
-            .filter_map(|key| key.strip_prefix("filter.")?.rsplit_once('.').map(|(d, _)| d))
+            .filter_map(|key| {
+                key.strip_prefix("filter.")?
+                    .rsplit_once('.')
+                    .map(|(d, _)| d)
+            })
             .collect();
         drivers.sort_unstable();
         drivers.dedup();
         for d in drivers {
-            for (key, value) in [("clean", ""), ("smudge", ""), ("process", ""), ("required", "false")] {
+            for (key, value) in [
+                ("clean", ""),
+                ("smudge", ""),
+                ("process", ""),
+                ("required", "false"),
+            ] {
                 settings.push(format!("filter.{d}.{key}={value}"));
             }
         }

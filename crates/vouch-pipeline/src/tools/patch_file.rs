@@ -37,14 +37,14 @@ pub(super) fn plan(args: &Value, cx: &ToolContext) -> Prepared {
         0 => Prepared::Done(ToolOutput::error(format!(
             "the text to replace does not occur in `{path}` (read the file, then copy the text exactly)"
         ))),
-        1 => Prepared::Change(Change::File(FileChange {
+        1 => Prepared::Change(Change::File(Box::new(FileChange {
             path: path.to_owned(),
             answer: format!("patched {relative}"),
             effect: Effect::Wrote(relative.clone()),
             relative,
             before: Some(bytes),
             after: Some(text.replacen(old, new, 1).into_bytes()),
-        })),
+        }))),
         n => Prepared::Done(ToolOutput::error(format!(
             "the text to replace occurs {n} times in `{path}`; include more of its surroundings so that it occurs once"
         ))),

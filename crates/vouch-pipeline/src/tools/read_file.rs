@@ -3,6 +3,9 @@
 
 use std::io::{BufRead, BufReader, Read};
 
+/// How far a range is looked for: a file read line by line stops here.
+const SCAN_LIMIT: u64 = 256 << 20;
+
 use serde_json::Value;
 
 use crate::tools::{ToolContext, ToolOutput, text_arg};
@@ -29,33 +32,60 @@ pub(super) fn run(args: &Value, cx: &ToolContext) -> ToolOutput {
             }
             String::from_utf8_lossy(&bytes).into_owned()
         }
-        (start, end) => {
-            let start = start.unwrap_or(1);
-            let end = end.unwrap_or(u64::MAX);
-            let mut out = String::new();
-            let mut reader = BufReader::new(opened.file);
-            let mut buf = Vec::new();
-            let mut number = 0u64;
-            while number < end && (out.len() as u64) < limit {
-                buf.clear();
-                match reader
-                    .by_ref()
-                    .take(limit)
-                    .read_until(b'\n', &mut buf)
-                {
-                    Ok(0) => break,
-                    Ok(_) => {}
-                    Err(e) => return ToolOutput::error(format!("cannot read `{path}`: {e}")),
-                }
-                number += 1;
-                if number >= start {
-                    let text = String::from_utf8_lossy(&buf);
-                    out.push_str(text.trim_end_matches(['\n', '\r']));
-                    out.push('\n');
-                }
-            }
-            out
-        }
+        (start, end) => match lines(
+            opened.file,
+            start.unwrap_or(1),
+            end.unwrap_or(u64::MAX),
+            limit,
+        ) {
+            Ok(text) => text,
+            Err(e) => return ToolOutput::error(format!("cannot read `{path}`: {e}")),
+        },
     };
     ToolOutput::ok(vouch_process::clip::head(&shown, cx.result_cap))
+}
+
+/// Returns lines `start..=end` of `file`, each kept to `limit` bytes and all of them to about
+/// `limit` bytes, looking no further than [`SCAN_LIMIT`] bytes into the file.
+fn lines(file: std::fs::File, start: u64, end: u64, limit: u64) -> std::io::Result<String> {
+    let mut reader = BufReader::new(file.take(SCAN_LIMIT));
+    let mut out = Vec::new();
+    let mut number = 0u64;
+    while number < end && (out.len() as u64) < limit {
+        number += 1;
+        let keep = number >= start;
+        let mut line_len = 0u64;
+        let mut ended = false;
+        loop {
+            let chunk = reader.fill_buf()?;
+            if chunk.is_empty() {
+                break;
+            }
+            let (piece, done) = match memchr::memchr(b'\n', chunk) {
+                Some(i) => (&chunk[..i], true),
+                None => (chunk, false),
+            };
+            if keep {
+                let room = usize::try_from(limit.saturating_sub(line_len)).unwrap_or(usize::MAX);
+                out.extend_from_slice(&piece[..piece.len().min(room)]);
+            }
+            line_len += piece.len() as u64;
+            let used = piece.len() + usize::from(done);
+            reader.consume(used);
+            ended = true;
+            if done {
+                break;
+            }
+        }
+        if !ended {
+            break;
+        }
+        if keep {
+            if out.last() == Some(&b'\r') {
+                out.pop();
+            }
+            out.push(b'\n');
+        }
+    }
+    Ok(String::from_utf8_lossy(&out).into_owned())
 }

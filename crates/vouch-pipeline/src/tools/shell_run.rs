@@ -2,6 +2,7 @@
 //! whole at its deadline or when it ends (its background jobs with it), processes that left
 //! the group hunted down, with a minimal environment (an allowlist: no model keys, no tokens).
 
+use std::fmt::Write as _;
 use std::process::Command;
 
 use serde_json::Value;
@@ -46,12 +47,17 @@ pub(super) fn run(args: &Value, cx: &ToolContext) -> ToolOutput {
     let mut output = done.stdout_text();
     if !done.escaped.is_empty() {
         let list: Vec<String> = done.escaped.iter().map(ToString::to_string).collect();
-        output.push_str(&format!(
+        let _ = write!(
+            output,
             "\n[vouch] {} left the command's process group and {} stopped when it ended: {}",
-            if list.len() == 1 { "1 process" } else { "processes" },
+            if list.len() == 1 {
+                "1 process"
+            } else {
+                "processes"
+            },
             if list.len() == 1 { "was" } else { "were" },
             list.join(", ")
-        ));
+        );
     }
     let (text, outcome) = if done.cancelled {
         (

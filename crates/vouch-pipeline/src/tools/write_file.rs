@@ -18,12 +18,12 @@ pub(super) fn plan(args: &Value, cx: &ToolContext) -> Prepared {
         },
         Err(why) => return Prepared::Done(ToolOutput::denied(why)),
     };
-    Prepared::Change(Change::File(FileChange {
+    Prepared::Change(Change::File(Box::new(FileChange {
         path: path.to_owned(),
         answer: format!("wrote {} bytes to {relative}", content.len()),
         effect: Effect::Wrote(relative.clone()),
         relative,
         before,
         after: Some(content.as_bytes().to_vec()),
-    }))
+    })))
 }

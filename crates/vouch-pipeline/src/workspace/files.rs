@@ -47,8 +47,11 @@ impl Workspace {
     pub fn read_existing(&self, path: &str) -> Result<Option<(String, Vec<u8>)>, Refused> {
         let real = self.resolve(path, Access::Write)?;
         let relative = self.relative(&real);
-        match self.open_beneath(path, &relative, OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC)
-        {
+        match self.open_beneath(
+            path,
+            &relative,
+            OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC,
+        ) {
             Ok(mut file) => {
                 let meta = file.metadata().map_err(|e| open_error(path, &e))?;
                 if !meta.is_file() {
@@ -229,7 +232,10 @@ mod tests {
             Err(Refused::Linked { links: 2, .. })
         ));
         assert!(matches!(w.remove("linked"), Err(Refused::Linked { .. })));
-        assert_eq!(std::fs::read_to_string(outside.path().join("secret")).unwrap(), "s");
+        assert_eq!(
+            std::fs::read_to_string(outside.path().join("secret")).unwrap(),
+            "s"
+        );
     }
 
     #[test]
@@ -263,7 +269,9 @@ mod tests {
         w.resolve("sub/secret", Access::Read).unwrap();
         std::fs::remove_dir(dir.path().join("sub")).unwrap();
         std::os::unix::fs::symlink(outside.path(), dir.path().join("sub")).unwrap();
-        let err = w.open_beneath("sub/secret", "sub/secret", OFlags::RDONLY).unwrap_err();
+        let err = w
+            .open_beneath("sub/secret", "sub/secret", OFlags::RDONLY)
+            .unwrap_err();
         assert!(err.to_string().contains("link was swapped in"), "{err}");
     }
 }

@@ -295,7 +295,11 @@ mod tests {
     fn case_does_not_lead_around_the_rules() {
         let dir = tempfile::tempdir().unwrap();
         let w = ws(dir.path());
-        for path in [".FUSERAFT/State/changes.json", ".Git/config", ".git/hooks/pre-commit"] {
+        for path in [
+            ".FUSERAFT/State/changes.json",
+            ".Git/config",
+            ".git/hooks/pre-commit",
+        ] {
             assert!(w.resolve(path, Access::Write).is_err(), "{path}");
         }
         assert!(w.resolve(".git/config", Access::Read).is_ok());

@@ -61,31 +61,26 @@ fn a_state_machine_runs_its_back_edge_and_ends_in_its_terminal_state() {
         RunConfig::load(&dir.path().join("pipeline.yaml")).unwrap_or_else(|e| panic!("{e}"));
     let models = models::build(&config).unwrap();
     let mut seen = Vec::new();
-    let summary = run(
-        &config,
-        &models,
-        &dir.options("Fix add()."),
-        &mut |p| {
-            if let Progress::Decided {
-                agent, decision, ..
-            } = p
-            {
-                seen.push(match decision {
-                    Decision::Route { keyword, to, .. } => {
-                        format!("{agent}: {keyword} -> {}", to.as_deref().unwrap_or("-"))
-                    }
-                    Decision::Correct { validator, .. } => {
-                        format!(
-                            "{agent}: corrected by {}",
-                            validator.as_deref().unwrap_or("-")
-                        )
-                    }
-                    Decision::Terminate { reason } => format!("{agent}: end: {reason}"),
-                    Decision::Stuck { .. } => format!("{agent}: stuck"),
-                });
-            }
-        },
-    )
+    let summary = run(&config, &models, &dir.options("Fix add()."), &mut |p| {
+        if let Progress::Decided {
+            agent, decision, ..
+        } = p
+        {
+            seen.push(match decision {
+                Decision::Route { keyword, to, .. } => {
+                    format!("{agent}: {keyword} -> {}", to.as_deref().unwrap_or("-"))
+                }
+                Decision::Correct { validator, .. } => {
+                    format!(
+                        "{agent}: corrected by {}",
+                        validator.as_deref().unwrap_or("-")
+                    )
+                }
+                Decision::Terminate { reason } => format!("{agent}: end: {reason}"),
+                Decision::Stuck { .. } => format!("{agent}: stuck"),
+            });
+        }
+    })
     .unwrap();
     assert_eq!(
         seen,

@@ -2,6 +2,7 @@
 
 #![expect(clippy::unwrap_used, reason = "tests fail loudly")]
 
+mod crash;
 mod machine;
 mod runs;
 mod support;

@@ -335,3 +335,83 @@ fn a_run_cut_between_its_record_and_its_decision_records_the_turn_once() {
         );
     }
 }
+
+/// A project whose one agent reads a file in each of `steps` model replies, then says DONE.
+fn reading_project(steps: usize, final_text: bool) -> Project {
+    let dir = Project::new();
+    dir.write(
+        "pipeline.yaml",
+        "Models:\n  m: {Provider: scripted, Script: script.yaml}\nAgents:\n  - {Name: Worker, Instructions: Work., Model: m, Tools: [FileSystem]}\nSelection:\n  Type: keyword\n  Routes:\n    - {Keyword: DONE, Agent: Worker}\nTermination: {Type: regex, Pattern: '(?m)^DONE$'}\nBudget: {MaxTurns: 3}\n",
+    );
+    let mut script = String::from("agents:\n  Worker:\n");
+    for _ in 0..steps {
+        script.push_str("    - calls: [{tool: read_file, args: {path: notes.txt}}]\n");
+    }
+    if final_text {
+        script.push_str("    - text: DONE\n");
+    }
+    dir.write("script.yaml", &script);
+    dir.write("notes.txt", &"the notes the worker reads\n".repeat(20));
+    dir
+}
+
+/// Runs or resumes the project with a token budget; returns the summary and the calls
+/// answered.
+fn with_budget(dir: &Project, budget: u64, again: bool) -> (vouch_pipeline::Summary, usize) {
+    let config = RunConfig::load(&dir.path().join("pipeline.yaml")).unwrap();
+    let models = models::build(&config).unwrap();
+    let mut options = dir.options("Work.");
+    options.max_total_tokens = Some(budget);
+    let mut answered = 0;
+    let go = if again { vouch_pipeline::resume } else { run };
+    let summary = go(&config, &models, &options, &mut |p| {
+        if let Progress::ToolCall { .. } = p {
+            answered += 1;
+        }
+    })
+    .unwrap();
+    (summary, answered)
+}
+
+#[test]
+fn a_turn_that_spends_the_budget_stops_there_and_resumes_with_more() {
+    let dir = reading_project(10, true);
+    let (stopped, answered) = with_budget(&dir, 300, false);
+    let Ended::TokenBudget { tokens, budget } = stopped.ended else {
+        panic!("{:?}", stopped.ended)
+    };
+    assert_eq!((stopped.turns, budget), (1, 300));
+    assert!(
+        tokens >= 300 && answered < 10,
+        "{tokens} tokens, {answered} calls"
+    );
+    // Resumed past its budget, the run asks no model and runs nothing.
+    let (again, none) = with_budget(&dir, 300, true);
+    assert!(
+        matches!(again.ended, Ended::TokenBudget { .. }),
+        "{:?}",
+        again.ended
+    );
+    assert_eq!(none, 0);
+    // With more, the calls the last reply asked for run first, each once, and the run ends.
+    let (finished, rest) = with_budget(&dir, 1_000_000, true);
+    assert!(
+        matches!(finished.ended, Ended::Terminated { .. }),
+        "{:?}",
+        finished.ended
+    );
+    assert_eq!(answered + rest, 10, "every call answered once");
+}
+
+#[test]
+fn a_model_that_fails_mid_turn_keeps_what_the_turn_cost() {
+    let dir = reading_project(2, false);
+    let (summary, answered) = with_budget(&dir, 1_000_000, false);
+    assert!(
+        matches!(summary.ended, Ended::ModelFailed { .. }),
+        "{:?}",
+        summary.ended
+    );
+    assert_eq!(answered, 2);
+    assert!(summary.tokens["Worker"].input > 0, "{:?}", summary.tokens);
+}

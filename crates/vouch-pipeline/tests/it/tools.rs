@@ -275,3 +275,30 @@ fn handoff_names_its_route_and_unknown_tools_are_errors() {
         assert!(tools::parameters(name).is_some(), "{name} has no schema");
     }
 }
+
+#[test]
+fn a_huge_file_is_read_no_further_than_shown_and_a_fifo_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let cx = cx(dir.path(), ShellPolicy::default());
+    // A sparse file of 8 GiB: reading it whole would take the run's memory and minutes.
+    let huge = std::fs::File::create(dir.path().join("huge.bin")).unwrap();
+    huge.set_len(8 << 30).unwrap();
+    let whole = call(&cx, "read_file", &json!({"path": "huge.bin"}));
+    assert_eq!(whole.outcome, Outcome::Ok);
+    assert!(whole.text.chars().count() <= 10_001 && whole.text.ends_with('…'));
+    let lines = call(
+        &cx,
+        "read_file",
+        &json!({"path": "huge.bin", "start_line": 2, "end_line": 3}),
+    );
+    assert_eq!(lines.text, "", "no second line in the part read");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(dir.path().join("pipe"))
+            .status()
+            .unwrap()
+            .success()
+    );
+    let fifo = call(&cx, "read_file", &json!({"path": "pipe"}));
+    assert_eq!(fifo.text, "[DENIED] `pipe` is not a regular file");
+}

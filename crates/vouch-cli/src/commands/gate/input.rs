@@ -72,8 +72,9 @@ impl GateInput {
         ui: &mut Ui,
     ) -> Result<GateEvidence, CommandError> {
         let Some(session) = &self.session else {
-            let run = vouch_pipeline::verify_run(&self.workdir, self.state_dir.as_deref(), change_log)
-                .map_err(CommandError::run)?;
+            let run =
+                vouch_pipeline::verify_run(&self.workdir, self.state_dir.as_deref(), change_log)
+                    .map_err(CommandError::run)?;
             ui.status(format_args!(
                 "the run's record verified: {} journal records, {} change-log entries ({})",
                 run.records,
