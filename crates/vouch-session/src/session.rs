@@ -315,6 +315,26 @@ impl Session {
         output.load(self.source.as_ref().and_then(|s| s.path.as_deref()))
     }
 
+    /// Returns what `event` of this session says, in one line, without its place in the log
+    /// or its time — `User None: the task`, `call ID NAME ARGS`, `result ID OUTCOME OUTPUT` —
+    /// so that two records of one run can be compared event by event. An output that cannot be
+    /// loaded reads as its error.
+    pub fn event_line(&self, event: &Event) -> String {
+        match &event.kind {
+            EventKind::Message(m) => {
+                format!("{:?} {:?}: {}", event.actor.role, event.actor.name, m.text)
+            }
+            EventKind::ToolCall(c) => format!("call {} {} {}", c.call_id, c.name, c.args.as_json()),
+            EventKind::ToolResult(r) => format!(
+                "result {} {:?} {}",
+                r.call_id,
+                r.outcome,
+                self.output_text(&r.output)
+                    .unwrap_or_else(|e| Cow::Owned(format!("(unreadable: {e})")))
+            ),
+        }
+    }
+
     /// Returns this session and every subagent below it, depth first, each with its depth.
     pub fn walk(&self) -> Vec<(usize, &Session)> {
         let mut out = Vec::new();

@@ -227,6 +227,25 @@ fn a_journal_rewritten_before_a_kill_is_refused_on_resume_and_the_honest_twin_re
     }
 }
 
+/// Secrets in the runner's environment: a token, a model's key, a key under another name.
+const SECRETS: [(&str, &str); 3] = [
+    ("GITHUB_TOKEN", "ghp-secret-1"),
+    ("OPENAI_API_KEY", "sk-secret-2"),
+    ("BILLING_SERVICE_KEY", "secret-3"),
+];
+
+/// Returns `vars` as the environment of a `vouch` run.
+fn environment<'a>(vars: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a std::ffi::OsStr)> {
+    vars.iter()
+        .map(|(k, v)| (*k, std::ffi::OsStr::new(*v)))
+        .collect()
+}
+
+/// Returns the journal of the run in `dir`, as text.
+fn journal(dir: &Path) -> String {
+    std::fs::read_to_string(run_record(dir).join("journal.jsonl")).unwrap()
+}
+
 /// Runs `git` in `dir`.
 fn git(dir: &Path, args: &[&str]) -> String {
     let out = std::process::Command::new("git")
@@ -277,15 +296,10 @@ fn git_runs_nothing_the_repository_says_and_leaks_no_secret() {
         - {tool: git_commit, args: {message: Work.}}
     - text: "HANDOFF TO TESTER"
 "#;
-    let secrets: [(&str, &std::ffi::OsStr); 3] = [
-        ("GITHUB_TOKEN", "ghp-secret-1".as_ref()),
-        ("OPENAI_API_KEY", "sk-secret-2".as_ref()),
-        ("BILLING_SERVICE_KEY", "secret-3".as_ref()),
-    ];
     for (how, developer) in [("files", by_files), ("shell", by_shell)] {
         let dir = project(&script(developer, "  Tester: []\n"), NO_RULES);
         repository(dir.path());
-        let out = run(dir.path(), &secrets);
+        let out = run(dir.path(), &environment(&SECRETS));
         let shown = render(&out);
         assert!(!dir.path().join("leaked.txt").exists(), "{how}: {shown}");
         assert!(!dir.path().join("hooked.txt").exists(), "{how}: {shown}");
@@ -302,8 +316,7 @@ fn git_runs_nothing_the_repository_says_and_leaks_no_secret() {
             git(dir.path(), &["rev-list", "--count", "HEAD"]).trim(),
             "2"
         );
-        let journal =
-            std::fs::read_to_string(run_record(dir.path()).join("journal.jsonl")).unwrap();
+        let journal = journal(dir.path());
         assert!(
             journal.contains("\"git\":{\"command\":\"git add -A -- .\""),
             "{journal}"
@@ -318,20 +331,16 @@ fn commands_see_no_secret_and_passed_variables_only() {
         - {tool: shell_run, args: {command: "env; echo done"}}
     - text: "HANDOFF TO TESTER"
 "#;
-    let envs: [(&str, &std::ffi::OsStr); 4] = [
-        ("GITHUB_TOKEN", "ghp-secret-1".as_ref()),
-        ("OPENAI_API_KEY", "sk-secret-2".as_ref()),
-        ("BILLING_SERVICE_KEY", "secret-3".as_ref()),
-        ("BUILD_MODE", "release".as_ref()),
-    ];
+    let mut envs = environment(&SECRETS);
+    envs.push(("BUILD_MODE", "release".as_ref()));
     let dir = project(
         &script(probe, "  Tester: []\n"),
         "    PassEnv: [BUILD_*, BILLING_*]",
     );
     let out = run(dir.path(), &envs);
-    let journal = std::fs::read_to_string(run_record(dir.path()).join("journal.jsonl")).unwrap();
+    let journal = journal(dir.path());
     assert!(journal.contains("done"), "{}", render(&out));
-    for secret in ["ghp-secret-1", "sk-secret-2", "secret-3"] {
+    for (_, secret) in SECRETS {
         assert!(!journal.contains(secret), "{secret} reached a command");
     }
     assert!(
@@ -356,7 +365,7 @@ fn processes_that_escape_a_command_are_stopped_and_named() {
     let started = std::time::Instant::now();
     let out = run(dir.path(), &[]);
     let took = started.elapsed();
-    let journal = std::fs::read_to_string(run_record(dir.path()).join("journal.jsonl")).unwrap();
+    let journal = journal(dir.path());
     assert!(
         journal.contains("left the command's process group and") && journal.contains("sh (pid"),
         "{journal}"

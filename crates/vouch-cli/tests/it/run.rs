@@ -199,22 +199,7 @@ fn events(dir: &Path) -> Vec<String> {
     session
         .events
         .iter()
-        .map(|e| match &e.kind {
-            vouch_session::EventKind::Message(m) => {
-                format!("{:?} {:?}: {}", e.actor.role, e.actor.name, m.text)
-            }
-            vouch_session::EventKind::ToolCall(c) => {
-                format!("call {} {} {}", c.call_id, c.name, c.args.as_json())
-            }
-            vouch_session::EventKind::ToolResult(r) => {
-                format!(
-                    "result {} {:?} {}",
-                    r.call_id,
-                    r.outcome,
-                    session.output_text(&r.output).unwrap()
-                )
-            }
-        })
+        .map(|e| session.event_line(e))
         .collect()
 }
 

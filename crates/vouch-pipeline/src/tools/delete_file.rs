@@ -2,7 +2,9 @@
 
 use serde_json::Value;
 
-use crate::tools::{Change, Effect, FileChange, Prepared, ToolContext, ToolOutput, text_arg};
+use crate::tools::{
+    Change, Effect, FileChange, Prepared, ToolContext, ToolOutput, existing_file, text_arg,
+};
 
 /// Plans deleting the file `path`.
 pub(super) fn plan(args: &Value, cx: &ToolContext) -> Prepared {
@@ -19,14 +21,9 @@ pub(super) fn plan(args: &Value, cx: &ToolContext) -> Prepared {
         Ok(_) => {}
         Err(why) => return Prepared::Done(ToolOutput::denied(why)),
     }
-    let (relative, bytes) = match cx.workspace.read_existing(path) {
-        Ok(Some(found)) => found,
-        Ok(None) => {
-            return Prepared::Done(ToolOutput::error(format!(
-                "cannot delete `{path}`: no such file"
-            )));
-        }
-        Err(why) => return Prepared::Done(ToolOutput::denied(why)),
+    let (relative, bytes) = match existing_file(cx, path, "delete") {
+        Ok(found) => found,
+        Err(refused) => return Prepared::Done(refused),
     };
     Prepared::Change(Change::File(Box::new(FileChange {
         path: path.to_owned(),

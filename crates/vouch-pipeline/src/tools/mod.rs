@@ -176,6 +176,22 @@ pub fn parameters(name: &str) -> Option<Value> {
     })
 }
 
+/// Returns the path (relative to the working directory) and content of the existing file
+/// `path` a call that `verb`s it needs, or the answer refusing the call.
+fn existing_file(
+    cx: &ToolContext,
+    path: &str,
+    verb: &str,
+) -> Result<(String, Vec<u8>), ToolOutput> {
+    match cx.workspace.read_existing(path) {
+        Ok(Some(found)) => Ok(found),
+        Ok(None) => Err(ToolOutput::error(format!(
+            "cannot {verb} `{path}`: no such file"
+        ))),
+        Err(why) => Err(ToolOutput::denied(why)),
+    }
+}
+
 /// Returns the string argument `key`, or the `[ERROR]` answer saying it is missing.
 fn text_arg<'a>(args: &'a Value, key: &str) -> Result<&'a str, ToolOutput> {
     args.get(key)

@@ -2,7 +2,9 @@
 
 use serde_json::Value;
 
-use crate::tools::{Change, Effect, FileChange, Prepared, ToolContext, ToolOutput, text_arg};
+use crate::tools::{
+    Change, Effect, FileChange, Prepared, ToolContext, ToolOutput, existing_file, text_arg,
+};
 
 /// Plans replacing the one occurrence of `old` in `path` with `new`.
 pub(super) fn plan(args: &Value, cx: &ToolContext) -> Prepared {
@@ -19,14 +21,9 @@ pub(super) fn plan(args: &Value, cx: &ToolContext) -> Prepared {
             "`old` is empty: name the exact text to replace",
         ));
     }
-    let (relative, bytes) = match cx.workspace.read_existing(path) {
-        Ok(Some(found)) => found,
-        Ok(None) => {
-            return Prepared::Done(ToolOutput::error(format!(
-                "cannot read `{path}`: no such file"
-            )));
-        }
-        Err(why) => return Prepared::Done(ToolOutput::denied(why)),
+    let (relative, bytes) = match existing_file(cx, path, "read") {
+        Ok(found) => found,
+        Err(refused) => return Prepared::Done(refused),
     };
     let Ok(text) = String::from_utf8(bytes.clone()) else {
         return Prepared::Done(ToolOutput::error(format!(

@@ -54,20 +54,7 @@ fn recorded(dir: &Project, change_log: &str) -> Record {
         .session
         .events
         .iter()
-        .map(|e| match &e.kind {
-            vouch_session::EventKind::Message(m) => {
-                format!("{:?} {:?}: {}", e.actor.role, e.actor.name, m.text)
-            }
-            vouch_session::EventKind::ToolCall(c) => {
-                format!("call {} {} {}", c.call_id, c.name, c.args.as_json())
-            }
-            vouch_session::EventKind::ToolResult(r) => format!(
-                "result {} {:?} {}",
-                r.call_id,
-                r.outcome,
-                run.session.output_text(&r.output).unwrap()
-            ),
-        })
+        .map(|e| run.session.event_line(e))
         .map(|line| hashes.replace_all(&line, "<hash>").into_owned())
         .collect();
     let changes = run

@@ -217,21 +217,7 @@ fn write_log(format: Format, turns: &[(String, Vec<Step>)]) -> String {
 /// What an event says, without its place in the log (a tail numbers neither lines nor seqs
 /// the way a whole read does).
 fn said(s: &Session, events: &[vouch_session::Event]) -> Vec<String> {
-    events
-        .iter()
-        .map(|e| match &e.kind {
-            vouch_session::EventKind::Message(m) => format!("{:?} says {}", e.actor.role, m.text),
-            vouch_session::EventKind::ToolCall(c) => {
-                format!("call {} {} {}", c.call_id, c.name, c.args.as_json())
-            }
-            vouch_session::EventKind::ToolResult(r) => format!(
-                "result {} {:?} {}",
-                r.call_id,
-                r.outcome,
-                s.output_text(&r.output).unwrap()
-            ),
-        })
-        .collect()
+    events.iter().map(|e| s.event_line(e)).collect()
 }
 
 proptest::proptest! {
