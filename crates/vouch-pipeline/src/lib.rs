@@ -36,6 +36,7 @@ mod conversation;
 mod error;
 mod journal;
 pub mod models;
+mod progress;
 mod record;
 mod replay;
 mod run;
@@ -47,8 +48,9 @@ mod workspace;
 
 pub use config::{AgentConfig, Budget, ModelConfig, Provider, RunConfig, lint};
 pub use error::RunError;
+pub use progress::Progress;
 pub use record::{RunRecord, TurnRecord, read_run};
-pub use run::{Ended, Models, Progress, RunOptions, Summary, resume, run};
+pub use run::{Ended, Models, RunOptions, Summary, resume, run};
 pub use state::{RunFiles, run_dir, state_root};
 pub use verify::{VerifiedRun, verify_run};
 pub use workspace::{Access, Opened, Refused, Workspace};

@@ -24,12 +24,12 @@ use serde::Serialize;
 use vouch_evidence::{NewCommand, NewTurn};
 use vouch_gate::{Decision, History, RouterState};
 use vouch_llm::{ModelClient, Usage};
-use vouch_session::{ToolCall, ToolResult};
 
 use crate::config::RunConfig;
 use crate::conversation::RunState;
 use crate::error::RunError;
 use crate::journal::{self, Journal, Record};
+use crate::progress::Progress;
 use crate::replay::{Pending, replay};
 use crate::state::{RunFiles, state_root};
 use crate::tools::{Effect, ToolContext};
@@ -144,37 +144,6 @@ pub struct Summary {
     pub change_log: PathBuf,
     /// The run's state directory: its journal, session and key.
     pub record: PathBuf,
-}
-
-/// What a run reports as it goes.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum Progress<'a> {
-    /// An agent's turn begins.
-    Turn {
-        /// The agent.
-        agent: &'a str,
-        /// The turn's number, from 1.
-        turn: u32,
-    },
-    /// A tool call was answered.
-    ToolCall {
-        /// The agent.
-        agent: &'a str,
-        /// The call.
-        call: &'a ToolCall,
-        /// Its answer.
-        result: &'a ToolResult,
-    },
-    /// The router decided on a reply.
-    Decided {
-        /// The agent whose reply it was.
-        agent: &'a str,
-        /// The decision.
-        decision: &'a Decision,
-        /// Tokens the turn cost.
-        usage: Usage,
-    },
 }
 
 /// The models of a run, by alias.

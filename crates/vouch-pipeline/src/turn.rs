@@ -20,8 +20,8 @@ use crate::config::{AgentConfig, ModelConfig};
 use crate::conversation::RunState;
 use crate::error::RunError;
 use crate::journal::Record;
+use crate::progress::Progress;
 use crate::replay::Pending;
-use crate::run::Progress;
 use crate::tools::{self, Effect, Prepared, Settled, ToolContext, ToolOutput};
 
 /// How a turn ended.

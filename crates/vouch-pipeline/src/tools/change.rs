@@ -4,10 +4,10 @@
 //! tell, on resume, whether it happened — and answer as the call would have, instead of
 //! running it again and failing (a patch whose text is gone) or doing it twice.
 
-use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::tools::git_commit;
+use crate::tools::intent::{Intent, Settled};
 use crate::tools::{Effect, ToolContext, ToolOutput};
 
 /// A change a call is about to make.
@@ -34,42 +34,6 @@ pub struct FileChange {
     pub(crate) answer: String,
     /// What the change log records of it.
     pub(crate) effect: Effect,
-}
-
-/// What the journal keeps of a planned change.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum Intent {
-    /// A file changes from `before` to `after` (SHA-256s; `None`: no file).
-    File {
-        /// The path relative to the working directory.
-        path: String,
-        /// The SHA-256 of its content before; `None` when it did not exist.
-        before: Option<String>,
-        /// The SHA-256 of its content after; `None` when the change deletes it.
-        after: Option<String>,
-        /// What the call answers when the change is made.
-        answer: String,
-    },
-    /// A commit on top of `head` with `message`.
-    Commit {
-        /// The commit `HEAD` named before; `None` in a repository without commits.
-        head: Option<String>,
-        /// The commit message.
-        message: String,
-    },
-}
-
-/// What a resumed run finds of a change journaled but not answered.
-#[derive(Debug)]
-pub enum Settled {
-    /// It was made: the call's answer.
-    Made(ToolOutput),
-    /// It was not made: the call runs.
-    NotMade,
-    /// The file or the repository is neither as it was nor as the change leaves it: the call's
-    /// answer says so, and it does not run.
-    Neither(ToolOutput),
 }
 
 impl Change {

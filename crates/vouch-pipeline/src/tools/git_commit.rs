@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::Value;
 use vouch_process::{EnvPolicy, Options};
 
-use crate::tools::change::{Intent, Settled};
+use crate::tools::intent::{Intent, Settled};
 use crate::tools::shell_run::receipt;
 use crate::tools::{Change, Effect, Prepared, ToolContext, ToolOutput, text_arg};
 

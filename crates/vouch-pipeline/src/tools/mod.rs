@@ -8,6 +8,7 @@ mod context;
 mod delete_file;
 mod git_commit;
 mod handoff;
+mod intent;
 mod list_files;
 mod output;
 mod patch_file;
@@ -16,8 +17,9 @@ mod search;
 mod shell_run;
 mod write_file;
 
-pub use change::{Change, FileChange, Intent, Settled};
+pub use change::{Change, FileChange};
 pub use context::{ShellPolicy, ToolContext};
+pub use intent::{Intent, Settled};
 pub use output::{Effect, Receipt, ToolOutput};
 
 use serde_json::Value;
