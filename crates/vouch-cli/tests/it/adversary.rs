@@ -231,7 +231,7 @@ fn a_journal_rewritten_before_a_kill_is_refused_on_resume_and_the_honest_twin_re
 const SECRETS: [(&str, &str); 3] = [
     ("GITHUB_TOKEN", "ghp-secret-1"),
     ("OPENAI_API_KEY", "sk-secret-2"),
-    ("BILLING_SERVICE_KEY", "secret-3"),
+    ("BILLING_API_KEY", "secret-3"),
 ];
 
 /// Returns `vars` as the environment of a `vouch` run.

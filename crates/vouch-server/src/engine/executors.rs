@@ -176,6 +176,17 @@ impl Executor for ShellCommand {
                     "stdout_sha256": done.stdout_sha256,
                     "duration_ms": u64::try_from(done.elapsed.as_millis()).unwrap_or(u64::MAX),
                 });
+                // Processes that left the command's group and were stopped when it ended.
+                if !done.escaped.is_empty()
+                    && let Value::Object(m) = &mut report
+                {
+                    let escaped = done
+                        .escaped
+                        .iter()
+                        .map(|e| Value::String(e.to_string()))
+                        .collect();
+                    m.insert("escaped".into(), Value::Array(escaped));
+                }
                 if done.succeeded() {
                     Outcome::Completed(report)
                 } else {
