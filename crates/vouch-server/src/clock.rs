@@ -1,13 +1,11 @@
-//! The time the service writes: RFC 3339 in UTC for task fields, milliseconds since the epoch
-//! for leases.
+//! The time the service writes in task fields: RFC 3339 in UTC. Leases are measured by the
+//! database's clock instead (`Sql::now_ms`), which every worker shares.
 
-/// A moment, in both forms.
+/// A moment.
 #[derive(Debug, Clone)]
 pub(crate) struct Now {
     /// RFC 3339, UTC, millisecond precision (`2026-11-24T11:30:35.123Z`).
     pub(crate) text: String,
-    /// Milliseconds since the Unix epoch.
-    pub(crate) ms: i64,
 }
 
 /// Returns the current moment.
@@ -16,5 +14,5 @@ pub(crate) fn now() -> Now {
     let ms = t.as_millisecond();
     let text =
         jiff::Timestamp::from_millisecond(ms).map_or_else(|_| t.to_string(), |t| format!("{t:.3}"));
-    Now { text, ms }
+    Now { text }
 }

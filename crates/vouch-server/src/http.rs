@@ -1,59 +1,134 @@
 //! The HTTP transport: JSON-RPC 2.0 on `POST /` (and `/tasks`), the progress stream on
-//! `GET /events/{root_id}`, an optional bearer token, a body size limit, and one log line per
-//! request on standard error.
+//! `GET /events/{root_id}`, an optional bearer token — checked before a request's body is read
+//! — a body size limit, and one log line per request on standard error.
+//!
+//! An event stream waits for this process's writes (a notification, not a poll) and looks
+//! for other processes' every second; it ends when every task of its tree has ended and every
+//! event was sent, when nothing of the tree has been queued or running for a while (a tree
+//! never started), or when the server shuts down. At most [`MAX_STREAMS`] are open at once.
 
 use std::convert::Infallible;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::extract::{DefaultBodyLimit, Path, Request, State};
 use axum::http::{HeaderMap, StatusCode, Uri, header};
+use axum::middleware::{self, Next};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use futures_util::stream::{self, Stream, StreamExt};
 use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use tokio::sync::watch;
 
 use crate::rpc::{self, code};
 use crate::service::Service;
 use crate::store::Store;
 
-/// How often the event stream looks for new events.
-const EVENT_POLL: Duration = Duration::from_millis(100);
+/// How often a stream looks for events other processes wrote (its own process's writes wake
+/// it at once).
+const EVENT_POLL: Duration = Duration::from_secs(1);
+
+/// How long a stream stays open, by default, on a tree none of whose tasks is queued or
+/// running.
+pub const IDLE_END: Duration = Duration::from_secs(30);
+
+/// The most event streams open at once; one more is refused with 503.
+pub const MAX_STREAMS: usize = 256;
 
 /// What the routes share.
 #[derive(Debug, Clone)]
 struct Shared {
     service: Arc<Service>,
-    token: Option<Arc<str>>,
+    /// The SHA-256 of the token, when one is needed.
+    token: Option<[u8; 32]>,
     quiet: bool,
+    /// Turns true when the server shuts down: open streams end.
+    shutdown: watch::Receiver<bool>,
+    /// Streams open now.
+    streams: Arc<AtomicUsize>,
+    /// How long a stream stays open on a still tree.
+    idle: Duration,
+}
+
+/// How the HTTP transport runs.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct HttpOptions {
+    /// The bearer token every request must carry.
+    pub token: Option<String>,
+    /// The largest request body, in bytes.
+    pub max_body: usize,
+    /// Leaves out the log line per request.
+    pub quiet: bool,
+    /// How long an event stream stays open on a tree none of whose tasks is queued or running
+    /// (default [`IDLE_END`]).
+    pub stream_idle: Duration,
+}
+
+impl Default for HttpOptions {
+    fn default() -> HttpOptions {
+        HttpOptions {
+            token: None,
+            max_body: 64 << 20,
+            quiet: false,
+            stream_idle: IDLE_END,
+        }
+    }
 }
 
 /// Returns the service's routes: `POST /`, `POST /tasks`, `GET /events/{root_id}`.
-/// With `token`, every request must carry `Authorization: Bearer <token>`. Bodies larger than
-/// `max_body` bytes are refused (HTTP 413).
+/// With a token, every request must carry `Authorization: Bearer <token>`, checked before its
+/// body is read. Bodies larger than `max_body` bytes are refused (HTTP 413). Event streams end
+/// when `shutdown` turns true.
 pub fn router(
     service: Arc<Service>,
-    token: Option<String>,
-    max_body: usize,
-    quiet: bool,
+    options: &HttpOptions,
+    shutdown: watch::Receiver<bool>,
 ) -> Router {
     let shared = Shared {
         service,
-        token: token.map(Arc::from),
-        quiet,
+        token: options
+            .token
+            .as_ref()
+            .map(|t| Sha256::digest(t.as_bytes()).into()),
+        quiet: options.quiet,
+        shutdown,
+        streams: Arc::new(AtomicUsize::new(0)),
+        idle: options.stream_idle,
     };
     Router::new()
         .route("/", post(call))
         .route("/tasks", post(call))
         .route("/events/{root_id}", get(events))
-        .layer(DefaultBodyLimit::max(max_body))
+        .layer(DefaultBodyLimit::max(options.max_body))
+        .layer(middleware::from_fn_with_state(shared.clone(), guard))
         .with_state(shared)
 }
 
-/// Returns true when the request carries the token (or none is needed).
+/// Refuses a request without the token before anything reads its body.
+async fn guard(State(shared): State<Shared>, request: Request, next: Next) -> Response {
+    if authorized(&shared, request.headers()) {
+        return next.run(request).await;
+    }
+    log(
+        &shared,
+        format_args!("{} {} 401", request.method(), request.uri().path()),
+    );
+    rpc_error(
+        StatusCode::UNAUTHORIZED,
+        code::UNAUTHORIZED,
+        "send `Authorization: Bearer <token>` with the token the server was started with",
+    )
+}
+
+/// Returns true when the request carries the token (or none is needed). The token and what
+/// was sent are compared as SHA-256 digests, in time that depends on neither their contents
+/// nor their lengths.
 fn authorized(shared: &Shared, headers: &HeaderMap) -> bool {
     let Some(token) = &shared.token else {
         return true;
@@ -63,13 +138,12 @@ fn authorized(shared: &Shared, headers: &HeaderMap) -> bool {
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
         .unwrap_or_default();
-    // Compared in time independent of where they differ.
-    given.len() == token.len()
-        && given
-            .bytes()
-            .zip(token.bytes())
-            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
-            == 0
+    let given: [u8; 32] = Sha256::digest(given.as_bytes()).into();
+    given
+        .iter()
+        .zip(token.iter())
+        .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+        == 0
 }
 
 fn log(shared: &Shared, line: std::fmt::Arguments<'_>) {
@@ -91,33 +165,24 @@ fn methods_of(body: &[u8]) -> String {
     }
 }
 
-async fn call(State(shared): State<Shared>, uri: Uri, headers: HeaderMap, body: Bytes) -> Response {
+async fn call(State(shared): State<Shared>, uri: Uri, body: Bytes) -> Response {
     let started = Instant::now();
     let methods = methods_of(&body);
-    let response = if authorized(&shared, &headers) {
-        let service = Arc::clone(&shared.service);
-        let answer =
-            tokio::task::spawn_blocking(move || rpc::handle(&body, service.as_ref())).await;
-        match answer {
-            Ok(Some(bytes)) => (
-                StatusCode::OK,
-                [(header::CONTENT_TYPE, "application/json")],
-                bytes,
-            )
-                .into_response(),
-            Ok(None) => StatusCode::NO_CONTENT.into_response(),
-            Err(e) => rpc_error(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                code::INTERNAL_ERROR,
-                &e.to_string(),
-            ),
-        }
-    } else {
-        rpc_error(
-            StatusCode::UNAUTHORIZED,
-            code::UNAUTHORIZED,
-            "send `Authorization: Bearer <token>` with the token the server was started with",
+    let service = Arc::clone(&shared.service);
+    let answer = tokio::task::spawn_blocking(move || rpc::handle(&body, service.as_ref())).await;
+    let response = match answer {
+        Ok(Some(bytes)) => (
+            StatusCode::OK,
+            [(header::CONTENT_TYPE, "application/json")],
+            bytes,
         )
+            .into_response(),
+        Ok(None) => StatusCode::NO_CONTENT.into_response(),
+        Err(e) => rpc_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            code::INTERNAL_ERROR,
+            &e.to_string(),
+        ),
     };
     log(
         &shared,
@@ -151,14 +216,6 @@ async fn events(
     Path(root): Path<String>,
     headers: HeaderMap,
 ) -> Response {
-    if !authorized(&shared, &headers) {
-        log(&shared, format_args!("GET /events/{root} 401"));
-        return rpc_error(
-            StatusCode::UNAUTHORIZED,
-            code::UNAUTHORIZED,
-            "a bearer token is required",
-        );
-    }
     let root = root.to_ascii_lowercase();
     let after = headers
         .get("last-event-id")
@@ -204,51 +261,110 @@ async fn events(
             );
         }
     }
+    let Some(slot) = Slot::take(&shared.streams) else {
+        log(
+            &shared,
+            format_args!("GET /events/{root} 503 (too many streams)"),
+        );
+        return rpc_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            code::INTERNAL_ERROR,
+            &format!("{MAX_STREAMS} event streams are open; try again later"),
+        );
+    };
     log(
         &shared,
         format_args!("GET /events/{root} 200 stream from event {after}"),
     );
-    Sse::new(stream_of(store, root, after))
-        .keep_alive(KeepAlive::default())
-        .into_response()
+    Sse::new(stream_of(
+        store,
+        root,
+        after,
+        shared.shutdown.clone(),
+        slot,
+        shared.idle,
+    ))
+    .keep_alive(KeepAlive::default())
+    .into_response()
 }
 
-/// Where a stream is: the last event sent, and whether it is over.
+/// One of the [`MAX_STREAMS`] places, given back when its stream ends.
+#[derive(Debug)]
+struct Slot(Arc<AtomicUsize>);
+
+impl Slot {
+    fn take(count: &Arc<AtomicUsize>) -> Option<Slot> {
+        count
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+                (n < MAX_STREAMS).then_some(n + 1)
+            })
+            .ok()
+            .map(|_| Slot(Arc::clone(count)))
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Where a stream is: the last event sent, whether it is over, and what wakes it.
 struct Cursor {
     store: Arc<Store>,
     root: String,
     after: i64,
     done: bool,
+    written: watch::Receiver<u64>,
+    shutdown: watch::Receiver<bool>,
+    /// When the tree was last seen moving (an event, or a task queued or running).
+    moved: Instant,
+    /// How long it may stay still.
+    idle: Duration,
+    _slot: Slot,
 }
 
 /// The events of tree `root` after event `after`, as they come, until every task of the tree
-/// has ended and every event has been sent.
+/// has ended and every event has been sent, the tree has been still for `idle`, or the server
+/// shuts down.
 fn stream_of(
     store: Arc<Store>,
     root: String,
     after: i64,
+    shutdown: watch::Receiver<bool>,
+    slot: Slot,
+    idle: Duration,
 ) -> impl Stream<Item = Result<SseEvent, Infallible>> {
     let cursor = Cursor {
+        written: store.written(),
         store,
         root,
         after,
         done: false,
+        shutdown,
+        moved: Instant::now(),
+        idle,
+        _slot: slot,
     };
     stream::unfold(cursor, |mut c| async move {
-        if c.done {
+        if c.done || *c.shutdown.borrow() {
             return None;
         }
         loop {
             let (store, root, after) = (Arc::clone(&c.store), c.root.clone(), c.after);
+            // Marks what this process wrote as seen before reading, so a write after the read
+            // wakes the wait below.
+            c.written.borrow_and_update();
             // Whether the tree was over is read before the events, so none is missed.
             let read = tokio::task::spawn_blocking(move || {
-                let open = store.open_tasks(&root)?;
+                let open = store.openness(&root)?;
                 let events = store.events(&root, after, 500)?;
                 Ok::<_, crate::store::StoreError>((open, events))
             })
             .await;
             match read {
                 Ok(Ok((_, events))) if !events.is_empty() => {
+                    c.moved = Instant::now();
                     if let Some(last) = events.last() {
                         c.after = last.id;
                     }
@@ -263,8 +379,20 @@ fn stream_of(
                         .collect();
                     return Some((stream::iter(batch), c));
                 }
-                Ok(Ok((0, _))) | Err(_) => return None,
-                Ok(Ok(_)) => tokio::time::sleep(EVENT_POLL).await,
+                Ok(Ok((open, _))) if open.open == 0 => return None,
+                Err(_) => return None,
+                Ok(Ok((open, _))) => {
+                    if open.active > 0 {
+                        c.moved = Instant::now();
+                    } else if c.moved.elapsed() >= c.idle {
+                        return None;
+                    }
+                    tokio::select! {
+                        _ = c.written.changed() => {}
+                        _ = c.shutdown.changed() => return None,
+                        () = tokio::time::sleep(EVENT_POLL) => {}
+                    }
+                }
                 Ok(Err(e)) => {
                     c.done = true;
                     let error = SseEvent::default().event("error").data(e.to_string());
@@ -274,4 +402,22 @@ fn stream_of(
         }
     })
     .flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn streams_beyond_the_cap_get_no_slot_and_slots_come_back() {
+        let count = Arc::new(AtomicUsize::new(0));
+        let slots: Vec<Slot> = (0..MAX_STREAMS)
+            .filter_map(|_| Slot::take(&count))
+            .collect();
+        assert_eq!(slots.len(), MAX_STREAMS);
+        assert!(Slot::take(&count).is_none());
+        drop(slots);
+        assert_eq!(count.load(Ordering::SeqCst), 0);
+        assert!(Slot::take(&count).is_some());
+    }
 }

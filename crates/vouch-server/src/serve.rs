@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::engine::{Config, Engine, Registry, Signals};
+use crate::engine::{Config, Engine, HttpPolicy, Registry, Signals};
 use crate::service::Service;
 use crate::store::Store;
 
@@ -28,6 +28,10 @@ pub struct Options {
     pub lease: Duration,
     /// Leaves out the log line per request.
     pub quiet: bool,
+    /// Lets the `http` executor reach private, loopback and link-local addresses.
+    pub allow_private_http: bool,
+    /// How long an event stream stays open on a tree none of whose tasks is queued or running.
+    pub stream_idle: Duration,
 }
 
 impl Options {
@@ -42,6 +46,8 @@ impl Options {
             max_body: 64 << 20,
             lease: Duration::from_secs(10),
             quiet: false,
+            allow_private_http: false,
+            stream_idle: crate::http::IDLE_END,
         }
     }
 }
@@ -77,7 +83,10 @@ pub fn run(
         )));
     }
     let store = Arc::new(Store::open(&options.db)?);
-    let registry = Arc::new(Registry::default());
+    let registry = Arc::new(Registry::with_http(HttpPolicy {
+        allow_private: options.allow_private_http,
+        ..HttpPolicy::default()
+    }));
     let signals = Arc::new(Signals::default());
     let engine = if options.concurrency > 0 {
         let config = Config {
@@ -99,30 +108,53 @@ pub fn run(
         .worker_threads(2)
         .enable_all()
         .build()?;
+    // Shutting down: workers stop taking tasks first, then open event streams end, so the
+    // listener's graceful shutdown does not wait on a client that never disconnects.
+    let (closing, closed) = tokio::sync::watch::channel(false);
+    let engine = Arc::new(std::sync::Mutex::new(engine));
+    let stopping = {
+        let engine = Arc::clone(&engine);
+        async move {
+            shutdown.await;
+            if let Some(e) = engine
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .as_ref()
+            {
+                e.stop_claiming();
+            }
+            let _ = closing.send(true);
+        }
+    };
     let served = runtime.block_on(async {
         match options.listen {
             Some(addr) => {
                 let listener = tokio::net::TcpListener::bind(addr).await?;
                 let bound = listener.local_addr()?;
-                let app = crate::http::router(
-                    service,
-                    options.token.clone(),
-                    options.max_body,
-                    options.quiet,
-                );
+                let http = crate::http::HttpOptions {
+                    token: options.token.clone(),
+                    max_body: options.max_body,
+                    quiet: options.quiet,
+                    stream_idle: options.stream_idle,
+                };
+                let app = crate::http::router(service, &http, closed);
                 ready(Some(bound));
                 axum::serve(listener, app)
-                    .with_graceful_shutdown(shutdown)
+                    .with_graceful_shutdown(stopping)
                     .await
             }
             None => {
                 ready(None);
-                shutdown.await;
+                stopping.await;
                 Ok(())
             }
         }
     });
     runtime.shutdown_timeout(Duration::from_secs(1));
+    let engine = engine
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .take();
     if let Some(engine) = engine {
         engine.shutdown();
     }

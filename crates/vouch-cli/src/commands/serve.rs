@@ -56,6 +56,11 @@ pub(crate) struct ServeArgs {
     /// Leave out the line per request
     #[arg(long, short)]
     quiet: bool,
+
+    /// Let `http` tasks reach private, loopback and link-local addresses (refused by default:
+    /// a task could otherwise read this machine's services or a cloud's metadata service)
+    #[arg(long)]
+    allow_private_http: bool,
 }
 
 /// Runs `vouch serve`.
@@ -89,6 +94,7 @@ pub(crate) fn run(args: &ServeArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     options.max_body = args.max_body;
     options.lease = lease;
     options.quiet = args.quiet;
+    options.allow_private_http = args.allow_private_http;
     let stop = Arc::new(tokio::sync::Notify::new());
     let on_signal = Arc::clone(&stop);
     // A second handler cannot be installed in one process; then only the default applies.

@@ -1,23 +1,29 @@
 //! The engine: workers that claim ready tasks from the store, run each with its executor
 //! under a lease, and record how the run ended (decisions S1–S8).
 //!
-//! A worker thread claims one task at a time; a heartbeat thread renews the leases of the
-//! running tasks every third of the lease and stops a task whose lease it lost, or could not
-//! renew before it ran out (S3, S4). No transaction stays open while a task runs (S5).
+//! - `worker`: a worker thread claims one task at a time, runs it, and records how it ended —
+//!   or records nothing, when its lease was lost or could not be confirmed (S3).
+//! - `lease`: the heartbeat renews every running lease in one statement, every third of the
+//!   lease; the watchdog, which never touches the database, stops a run whose lease was not
+//!   confirmed in time (S4), so a worker cut off from the database stops before another can
+//!   claim its task.
+//!
+//! No transaction stays open while a task runs (S5).
 
 pub mod executors;
+mod lease;
+mod worker;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
-use tracing::{debug, warn};
+use serde_json::Value;
 
-use crate::store::{Claimed, Outcome, Store};
-pub use executors::{Executor, Job, Registry};
+use crate::store::{Outcome, Store};
+pub use executors::{Executor, HttpPolicy, Job, Registry};
 
 /// How an engine runs.
 #[derive(Debug, Clone)]
@@ -48,20 +54,72 @@ impl Default for Config {
     }
 }
 
+/// Why a run was stopped before it ended on its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum Stop {
+    /// Not stopped.
+    No = 0,
+    /// Cancelled by a request (the store has recorded the cancellation).
+    Cancelled = 1,
+    /// The lease was lost or could not be confirmed in time: record nothing (S3, S4).
+    LeaseLost = 2,
+    /// The process is shutting down: record nothing; the lease runs out and the task runs
+    /// again (S1).
+    Shutdown = 3,
+}
+
+impl Stop {
+    fn of(n: u8) -> Stop {
+        match n {
+            1 => Stop::Cancelled,
+            2 => Stop::LeaseLost,
+            3 => Stop::Shutdown,
+            _ => Stop::No,
+        }
+    }
+}
+
+/// A run in this process: its cancel flag (which the executor watches), why it was stopped,
+/// and until when its lease is confirmed by this process's clock.
+#[derive(Debug, Clone)]
+pub(crate) struct Running {
+    cancel: Arc<AtomicBool>,
+    stop: Arc<AtomicU8>,
+    /// The lease is surely held until this moment: the time the last renewal that succeeded
+    /// was sent, plus the lease, less a margin.
+    confirmed_until: Instant,
+}
+
+impl Running {
+    /// Stops the run for `why` (the first reason stays).
+    fn stop(&self, why: Stop) {
+        let _ = self.stop.compare_exchange(
+            Stop::No as u8,
+            why as u8,
+            Ordering::SeqCst,
+            Ordering::SeqCst,
+        );
+        self.cancel.store(true, Ordering::SeqCst);
+    }
+
+    /// Why the run was stopped.
+    fn stopped(&self) -> Stop {
+        Stop::of(self.stop.load(Ordering::SeqCst))
+    }
+}
+
+/// The runs of this process, by task id and attempt: a process that re-claims its own task
+/// (its lease ran out) holds two attempts of it, each stoppable and renewed on its own.
+type Runs = HashMap<(String, i64), Running>;
+
 /// What the engine shares with the service: a way to wake idle workers and to stop a task
 /// this process is running.
 #[derive(Debug, Default)]
 pub struct Signals {
     wake: (Mutex<u64>, Condvar),
-    running: Mutex<HashMap<String, Running>>,
+    running: Mutex<Runs>,
     executed: AtomicU64,
-}
-
-#[derive(Debug, Clone)]
-struct Running {
-    attempt: i64,
-    cancel: Arc<AtomicBool>,
-    renewed: Instant,
 }
 
 impl Signals {
@@ -72,29 +130,27 @@ impl Signals {
         cv.notify_all();
     }
 
-    /// Stops the run of task `id` in this process, when there is one.
+    /// Stops every run of task `id` in this process: it was cancelled (or ended by a request).
     pub fn stop(&self, id: &str) {
-        if let Some(r) = self
-            .running
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(id)
-        {
-            r.cancel.store(true, Ordering::SeqCst);
+        for ((task, _), r) in self.runs().iter() {
+            if task == id {
+                r.stop(Stop::Cancelled);
+            }
         }
     }
 
     /// How many tasks this process is running.
     pub fn running(&self) -> usize {
-        self.running
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .len()
+        self.runs().len()
     }
 
     /// How many runs this process finished.
     pub fn executed(&self) -> u64 {
         self.executed.load(Ordering::Relaxed)
+    }
+
+    fn runs(&self) -> std::sync::MutexGuard<'_, Runs> {
+        self.running.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     fn wait(&self, timeout: Duration) {
@@ -116,7 +172,7 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// Starts `config.concurrency` workers and a heartbeat on `store`.
+    /// Starts `config.concurrency` workers, a heartbeat and a watchdog on `store`.
     pub fn start(
         store: Arc<Store>,
         registry: &Arc<Registry>,
@@ -126,7 +182,7 @@ impl Engine {
         let stop = Arc::new(AtomicBool::new(false));
         let mut threads = Vec::new();
         for i in 0..config.concurrency.max(1) {
-            let worker = Worker {
+            let worker = worker::Worker {
                 store: Arc::clone(&store),
                 registry: Arc::clone(registry),
                 signals: Arc::clone(&signals),
@@ -139,7 +195,7 @@ impl Engine {
                     .spawn(move || worker.run())?,
             );
         }
-        let heartbeat = Heartbeat {
+        let heartbeat = lease::Heartbeat {
             store,
             signals: Arc::clone(&signals),
             stop: Arc::clone(&stop),
@@ -150,6 +206,16 @@ impl Engine {
                 .name("vouch-heartbeat".into())
                 .spawn(move || heartbeat.run())?,
         );
+        let watchdog = lease::Watchdog {
+            signals: Arc::clone(&signals),
+            stop: Arc::clone(&stop),
+            lease: config.lease,
+        };
+        threads.push(
+            std::thread::Builder::new()
+                .name("vouch-watchdog".into())
+                .spawn(move || watchdog.run())?,
+        );
         Ok(Engine {
             stop,
             signals,
@@ -157,17 +223,18 @@ impl Engine {
         })
     }
 
-    /// Stops taking tasks, stops the running ones, and waits for the threads.
+    /// Stops taking tasks; the running ones go on until [`Engine::shutdown`].
+    pub fn stop_claiming(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+        self.signals.wake();
+    }
+
+    /// Stops taking tasks, stops the running ones (recording nothing: they run again after
+    /// their lease, S1), and waits for the threads.
     pub fn shutdown(self) {
         self.stop.store(true, Ordering::SeqCst);
-        for r in self
-            .signals
-            .running
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .values()
-        {
-            r.cancel.store(true, Ordering::SeqCst);
+        for r in self.signals.runs().values() {
+            r.stop(Stop::Shutdown);
         }
         self.signals.wake();
         for t in self.threads {
@@ -176,117 +243,15 @@ impl Engine {
     }
 }
 
+/// Returns `lease` in milliseconds.
 fn lease_ms(lease: Duration) -> i64 {
     i64::try_from(lease.as_millis()).unwrap_or(i64::MAX)
 }
 
-struct Worker {
-    store: Arc<Store>,
-    registry: Arc<Registry>,
-    signals: Arc<Signals>,
-    stop: Arc<AtomicBool>,
-    config: Config,
-}
-
-impl Worker {
-    fn run(&self) {
-        while !self.stop.load(Ordering::SeqCst) {
-            match self
-                .store
-                .claim(&self.config.worker, 1, lease_ms(self.config.lease))
-            {
-                Ok(claimed) if claimed.is_empty() => self.signals.wait(self.config.poll),
-                Ok(claimed) => {
-                    for c in claimed {
-                        self.execute(c);
-                    }
-                }
-                Err(e) => {
-                    warn!("claiming a task failed: {e}");
-                    self.signals.wait(self.config.poll);
-                }
-            }
-        }
-    }
-
-    fn execute(&self, claimed: Claimed) {
-        let Claimed { task, attempt } = claimed;
-        let cancel = Arc::new(AtomicBool::new(false));
-        self.signals
-            .running
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(
-                task.id.clone(),
-                Running {
-                    attempt,
-                    cancel: Arc::clone(&cancel),
-                    renewed: Instant::now(),
-                },
-            );
-        let outcome = self.outcome(&task, cancel);
-        self.signals
-            .running
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(&task.id);
-        if self.stop.load(Ordering::SeqCst) {
-            // Shutting down: the run was stopped, not finished. The task stays claimed until
-            // its lease runs out and is then run again (S1).
-            return;
-        }
-        match self.store.finish(&task.id, attempt, &outcome) {
-            Ok(true) => {
-                self.signals.executed.fetch_add(1, Ordering::Relaxed);
-                // Dependents may be ready now.
-                self.signals.wake();
-            }
-            Ok(false) => debug!(
-                "task {} attempt {attempt}: lease lost, nothing recorded",
-                task.id
-            ),
-            Err(e) => warn!("recording task {} failed: {e}", task.id),
-        }
-    }
-
-    /// Runs `task` with its executor; what cannot run fails with the reason.
-    fn outcome(&self, task: &vouch_tasks::Task, cancel: Arc<AtomicBool>) -> Outcome {
-        let Some(schemas) = &task.schemas else {
-            // A task without an executor groups others: it completes when it is ready.
-            return Outcome::Completed(json!({}));
-        };
-        let Some(executor) = self.registry.get(&schemas.method) else {
-            return Outcome::Failed(json!({
-                "message": format!("no executor for method `{}`", schemas.method),
-                "code": crate::rpc::code::EXECUTOR_NOT_FOUND,
-            }));
-        };
-        if let Some(schema) = &schemas.input_schema
-            && let Err(why) = check_inputs(schema, &task.inputs)
-        {
-            return Outcome::Failed(json!({
-                "message": format!("inputs do not match input_schema: {why}"),
-                "code": crate::rpc::code::INVALID_SCHEMA,
-            }));
-        }
-        let dependencies = match self.store.dependency_results(task) {
-            Ok(d) => d,
-            Err(e) => {
-                return Outcome::Failed(
-                    json!({"message": format!("cannot read the dependencies: {e}")}),
-                );
-            }
-        };
-        let job = Job {
-            task,
-            dependencies: &dependencies,
-            cancel,
-        };
-        // An executor that panics fails its task instead of taking the worker down.
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| executor.run(&job))).unwrap_or_else(|_| {
-            Outcome::Failed(json!({"message": format!("the `{}` executor failed unexpectedly", schemas.method)}))
-        })
-    }
+/// How long a lease is surely held after the request that took or renewed it was sent: four
+/// fifths of it, so that a run is stopped well before another worker may claim its task.
+fn held(lease: Duration) -> Duration {
+    lease.saturating_sub(lease / 5)
 }
 
 /// Checks `inputs` against a draft-07 `schema`; the first problem when they do not match.
@@ -303,60 +268,46 @@ pub(crate) fn check_inputs(
     }
 }
 
-struct Heartbeat {
-    store: Arc<Store>,
-    signals: Arc<Signals>,
-    stop: Arc<AtomicBool>,
-    lease: Duration,
-}
-
-impl Heartbeat {
-    fn run(&self) {
-        let every = (self.lease / 3).max(Duration::from_millis(50));
-        while !self.stop.load(Ordering::SeqCst) {
-            std::thread::sleep(every);
-            let running: Vec<(String, Running)> = self
-                .signals
-                .running
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .iter()
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect();
-            for (id, r) in running {
-                match self.store.renew(&id, r.attempt, lease_ms(self.lease)) {
-                    Ok(true) => {
-                        if let Some(x) = self
-                            .signals
-                            .running
-                            .lock()
-                            .unwrap_or_else(PoisonError::into_inner)
-                            .get_mut(&id)
-                        {
-                            x.renewed = Instant::now();
-                        }
-                    }
-                    Ok(false) => {
-                        // Cancelled, or another worker holds it now: stop this copy (S3).
-                        r.cancel.store(true, Ordering::SeqCst);
-                    }
-                    Err(e) => {
-                        warn!("renewing the lease of task {id} failed: {e}");
-                        // Stop before the lease runs out, so two copies never run (S4).
-                        if r.renewed.elapsed() + every >= self.lease {
-                            r.cancel.store(true, Ordering::SeqCst);
-                        }
-                    }
-                }
-            }
-        }
-    }
-}
-
 /// Returns the error value of a failed run, for tests and messages.
 pub fn error_message(outcome: &Outcome) -> Option<&str> {
     match outcome {
         Outcome::Failed(Value::Object(m)) => m.get("message").and_then(Value::as_str),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run() -> Running {
+        Running {
+            cancel: Arc::new(AtomicBool::new(false)),
+            stop: Arc::new(AtomicU8::new(0)),
+            confirmed_until: Instant::now(),
+        }
+    }
+
+    #[test]
+    fn two_attempts_of_one_task_are_two_runs() {
+        let signals = Signals::default();
+        let (first, second) = (run(), run());
+        signals.runs().insert(("t".into(), 1), first.clone());
+        signals.runs().insert(("t".into(), 2), second.clone());
+        // The first attempt ends and leaves; the second is still known, renewed and stoppable.
+        signals.runs().remove(&("t".to_owned(), 1));
+        assert_eq!(signals.running(), 1);
+        signals.stop("t");
+        assert!(second.cancel.load(Ordering::SeqCst));
+        assert_eq!(second.stopped(), Stop::Cancelled);
+        assert!(!first.cancel.load(Ordering::SeqCst));
+    }
+
+    #[test]
+    fn the_first_reason_to_stop_stays() {
+        let r = run();
+        r.stop(Stop::LeaseLost);
+        r.stop(Stop::Cancelled);
+        assert_eq!(r.stopped(), Stop::LeaseLost);
     }
 }

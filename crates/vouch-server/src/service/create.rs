@@ -51,20 +51,17 @@ impl Service {
                 .map_err(|e| internal(&e))?;
             (checked.root.clone(), created(&checked))
         };
-        let tree = self.store.tree(&root).map_err(|e| internal(&e))?;
-        let running: Vec<&str> = tree
-            .iter()
-            .filter(|t| t.status == Status::InProgress)
-            .map(|t| t.id.as_str())
-            .collect();
-        if !running.is_empty() {
-            return Err(refused(
-                code::ALREADY_EXECUTING,
-                "the tree is executing; wait for it to end or cancel it",
-                json!({"root_id": root, "running": running}),
-            ));
-        }
-        let started = self.store.start(&root).map_err(|e| internal(&e))?;
+        // Refused and started in one transaction: no task can start between the two.
+        let started = match self.store.start(&root).map_err(|e| internal(&e))? {
+            Ok(started) => started,
+            Err(running) => {
+                return Err(refused(
+                    code::ALREADY_EXECUTING,
+                    "the tree is executing; wait for it to end or cancel it",
+                    json!({"root_id": root, "running": running}),
+                ));
+            }
+        };
         self.signals.wake();
         if let (Value::Object(a), Ok(Value::Object(s))) =
             (&mut answer, serde_json::to_value(&started))

@@ -14,6 +14,10 @@ use crate::store::ListQuery;
 /// encoder); `tasks.children` walks them level by level.
 const TREE_DEPTH: usize = 1024;
 
+/// Trees larger than this are refused by `tasks.tree` (an answer of tens of megabytes);
+/// `tasks.children` pages through them.
+pub(super) const TREE_LIMIT: u64 = 10_000;
+
 impl Service {
     pub(super) fn get(&self, p: &Params<'_>) -> Result<Value, Failure> {
         let id = p.task_id()?;
@@ -59,16 +63,42 @@ impl Service {
 
     pub(super) fn children(&self, p: &Params<'_>) -> Result<Value, Failure> {
         let id = p.task_id()?;
+        let limit = p.count("limit", LIST_LIMIT)?;
+        if limit > LIST_LIMIT {
+            return Err(Failure::invalid_params(format!(
+                "`limit` is at most {LIST_LIMIT} (got {limit}); page with `offset`"
+            )));
+        }
+        let offset = p.count("offset", 0)?;
         if self.store.get(&id).map_err(|e| internal(&e))?.is_none() {
             return Err(not_found(&id));
         }
-        let children = self.store.children(&id).map_err(|e| internal(&e))?;
-        Ok(json!({"tasks": children.iter().map(to_json).collect::<Vec<_>>()}))
+        let (children, total) = self
+            .store
+            .children(&id, limit, offset)
+            .map_err(|e| internal(&e))?;
+        Ok(json!({
+            "tasks": children.iter().map(to_json).collect::<Vec<_>>(),
+            "total": total,
+            "limit": limit,
+            "offset": offset,
+        }))
     }
 
     pub(super) fn tree(&self, p: &Params<'_>) -> Result<Value, Failure> {
         let id = p.task_id()?;
-        let tasks = self.tree_of(&id)?;
+        let tasks = self
+            .store
+            .subtree(&id, TREE_LIMIT + 1)
+            .map_err(|e| internal(&e))?;
+        if tasks.is_empty() {
+            return Err(not_found(&id));
+        }
+        if tasks.len() as u64 > TREE_LIMIT {
+            return Err(Failure::invalid_params(format!(
+                "the tree under {id} holds more than {TREE_LIMIT} tasks; read it level by level with tasks.children (`limit`, `offset`)"
+            )));
+        }
         nest(&tasks, &id).ok_or_else(|| {
             Failure::invalid_params(format!(
                 "the tree under {id} is deeper than {TREE_DEPTH} levels; read it with tasks.children"

@@ -7,6 +7,7 @@ use super::create::failure_of;
 use super::{Params, Service, internal, not_found, refused, to_json};
 use crate::clock::now;
 use crate::rpc::{Failure, code};
+use crate::store::Updated;
 
 /// Fields a caller may not write: the id is the task's key; the engine keeps the rest.
 const FIXED: &[&str] = &["id", "created_at", "updated_at"];
@@ -17,12 +18,11 @@ const FIXED_WHILE_EXECUTING: &[&str] = &["parent_id", "user_id"];
 impl Service {
     pub(super) fn update(&self, p: &Params<'_>) -> Result<Value, Failure> {
         let id = p.task_id()?;
-        let mut tree = self.tree_of(&id)?;
-        let at = tree
-            .iter()
-            .position(|t| t.id == id)
+        let stored = self
+            .store
+            .get(&id)
+            .map_err(|e| internal(&e))?
             .ok_or_else(|| not_found(&id))?;
-        let stored = tree[at].clone();
         let mut fields: Map<String, Value> = p.map().cloned().unwrap_or_default();
         fields.remove("task_id");
         if fields
@@ -61,19 +61,7 @@ impl Service {
                 )
             })?;
             if task.status == Status::InProgress {
-                let unmet: Vec<&str> = task
-                    .dependencies
-                    .iter()
-                    .filter(|d| !vouch_tasks::satisfied(&only(&task, d), &tree))
-                    .map(|d| d.id.as_str())
-                    .collect();
-                if !unmet.is_empty() {
-                    return Err(refused(
-                        code::DEPENDENCY_NOT_SATISFIED,
-                        "a task starts only when its required dependencies completed and its optional ones ended",
-                        json!({"task_id": id, "dependencies": unmet}),
-                    ));
-                }
+                self.dependencies_met(&task)?;
             }
             lifecycle(&mut task, stored.status, &fields);
         }
@@ -87,34 +75,92 @@ impl Service {
                 json!({"field": "schemas.method"}),
             ));
         }
-        tree[at] = task.clone();
-        let text = serde_json::to_string(&tree).map_err(|e| Failure::internal(e.to_string()))?;
-        let (_, report) = vouch_tasks::validate_text(&text)
-            .map_err(|e| Failure::internal(format!("the tree does not read back: {e}")))?;
-        if let Some(failure) = failure_of(&report.errors, &report.warnings) {
-            return Err(failure);
-        }
-        if !self
+        self.check_update(&stored, &task)?;
+        match self
             .store
-            .replace(&task, stored.status)
+            .update(&stored, &task)
             .map_err(|e| internal(&e))?
         {
-            let now_status = self
-                .store
-                .get(&id)
-                .map_err(|e| internal(&e))?
-                .map(|t| t.status);
-            return Err(refused(
+            Updated::Done(saved) => {
+                if saved.status.is_terminal() {
+                    self.signals.stop(&id);
+                }
+                self.signals.wake();
+                Ok(to_json(&saved))
+            }
+            Updated::Missing => Err(not_found(&id)),
+            Updated::Conflict(field) => Err(refused(
                 code::INVALID_TRANSITION,
-                "the task's status changed while this update was made; read it again",
-                json!({"expected": stored.status, "actual": now_status}),
-            ));
+                format!("`{field}` changed while this update was made; read the task again"),
+                json!({"field": field, "task_id": id}),
+            )),
+            Updated::NoDependency(dep) => Err(refused(
+                code::INVALID_DEPENDENCY,
+                format!("dependency {dep} does not exist"),
+                json!({"field": "dependencies", "task_id": id, "dependency": dep}),
+            )),
         }
-        if task.status.is_terminal() {
-            self.signals.stop(&id);
+    }
+
+    /// Checks the updated task with every rule that its change can break: the task's own rules
+    /// alone when its parent and dependencies stay — an update of one task's progress reads
+    /// nothing else — and the whole tree's when either changed (a new parent or dependency can
+    /// break the tree or close a cycle).
+    fn check_update(&self, stored: &Task, task: &Task) -> Result<(), Failure> {
+        let structural =
+            stored.parent_id != task.parent_id || stored.dependencies != task.dependencies;
+        let (errors, warnings) = if structural {
+            let mut tree = self.tree_of(&task.id)?;
+            if let Some(slot) = tree.iter_mut().find(|t| t.id == task.id) {
+                *slot = task.clone();
+            }
+            let report = validated(&tree)?;
+            (report.errors, report.warnings)
+        } else {
+            // The task alone, without what ties it to others (checked when it was stored).
+            let mut alone = task.clone();
+            alone.parent_id = None;
+            alone.dependencies.clear();
+            let report = validated(std::slice::from_ref(&alone))?;
+            (report.errors, report.warnings)
+        };
+        match failure_of(&errors, &warnings) {
+            Some(failure) => Err(failure),
+            None => Ok(()),
         }
-        self.signals.wake();
-        Ok(to_json(&task))
+    }
+
+    /// Refuses to start `task` before its required dependencies completed and its optional
+    /// ones ended.
+    fn dependencies_met(&self, task: &Task) -> Result<(), Failure> {
+        let found = self
+            .store
+            .dependency_results(task)
+            .map_err(|e| internal(&e))?;
+        let unmet: Vec<&str> = task
+            .dependencies
+            .iter()
+            .filter(|d| {
+                let status = found
+                    .iter()
+                    .find(|(id, _, _)| id.eq_ignore_ascii_case(&d.id))
+                    .map(|(_, s, _)| *s);
+                match status {
+                    Some(Status::Completed) => false,
+                    Some(s) if !d.required => !s.is_terminal(),
+                    _ => true,
+                }
+            })
+            .map(|d| d.id.as_str())
+            .collect();
+        if unmet.is_empty() {
+            return Ok(());
+        }
+        Err(refused(
+            code::DEPENDENCY_NOT_SATISFIED,
+            "a task starts only when its required dependencies completed and its optional ones ended",
+            json!({"task_id": task.id, "dependencies": unmet}),
+        ))
     }
 
     pub(super) fn delete(&self, p: &Params<'_>) -> Result<Value, Failure> {
@@ -133,10 +179,11 @@ impl Service {
             .string("reason")?
             .unwrap_or("cancelled by request")
             .to_owned();
-        let tree = self.tree_of(&id)?;
-        let Some(task) = tree.iter().find(|t| t.id == id) else {
-            return Err(not_found(&id));
-        };
+        let task = self
+            .store
+            .get(&id)
+            .map_err(|e| internal(&e))?
+            .ok_or_else(|| not_found(&id))?;
         if task.status.is_terminal() {
             return Err(check_transition(task.status, Status::Cancelled)
                 .err()
@@ -149,7 +196,12 @@ impl Service {
         }
         let mut ids = vec![id.clone()];
         if with_children {
-            ids.extend(descendants(&tree, &id));
+            // Only what has not ended is cancelled; the store skips the rest.
+            ids.extend(
+                self.store
+                    .descendants(&id, u64::MAX)
+                    .map_err(|e| internal(&e))?,
+            );
         }
         let cancelled = self.store.cancel(&ids, &reason).map_err(|e| internal(&e))?;
         for c in &cancelled {
@@ -158,13 +210,6 @@ impl Service {
         self.signals.wake();
         Ok(json!({"cancelled": cancelled}))
     }
-}
-
-/// `task` with only dependency `dep`, to ask whether that one is satisfied.
-fn only(task: &Task, dep: &vouch_tasks::Dependency) -> Task {
-    let mut probe = task.clone();
-    probe.dependencies = vec![dep.clone()];
-    probe
 }
 
 /// The stored task with `fields` written over it (`null` removes a field).
@@ -217,23 +262,10 @@ fn lifecycle(task: &mut Task, from: Status, fields: &Map<String, Value>) {
     }
 }
 
-/// Returns the ids of the tasks under `id` that have not ended.
-fn descendants(tree: &[Task], id: &str) -> Vec<String> {
-    let mut kids: std::collections::HashMap<&str, Vec<&Task>> = std::collections::HashMap::new();
-    for t in tree {
-        if let Some(p) = &t.parent_id {
-            kids.entry(p.as_str()).or_default().push(t);
-        }
-    }
-    let mut out = Vec::new();
-    let mut frontier = vec![id];
-    while let Some(parent) = frontier.pop() {
-        for t in kids.get(parent).into_iter().flatten() {
-            if !t.status.is_terminal() {
-                out.push(t.id.clone());
-            }
-            frontier.push(&t.id);
-        }
-    }
-    out
+/// Validates `tasks` as one document with every rule of the protocol.
+fn validated(tasks: &[Task]) -> Result<vouch_tasks::ValidationReport, Failure> {
+    let text = serde_json::to_string(tasks).map_err(|e| Failure::internal(e.to_string()))?;
+    vouch_tasks::validate_text(text.as_str())
+        .map(|(_, report)| report)
+        .map_err(|e| Failure::internal(format!("the tasks do not read back: {e}")))
 }

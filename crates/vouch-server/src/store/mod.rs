@@ -3,6 +3,7 @@
 //! opens connections, runs transactions and applies the versioned migrations of
 //! `store/migrations/`.
 
+mod faults;
 mod ops;
 mod postgres;
 mod sql;
@@ -15,7 +16,8 @@ use serde_json::Value;
 use vouch_tasks::{Status, Task};
 
 use crate::clock::{Now, now};
-pub use ops::Started;
+pub use faults::Faults;
+pub use ops::{Openness, Started, Updated};
 use sql::Sql;
 
 /// Why the store could not answer.
@@ -100,6 +102,11 @@ pub struct Store {
     backend: Box<dyn Backend>,
     /// Where it is, for messages (a path, or the URL without its password).
     location: String,
+    /// Counts the writes of this process that added events: event streams wait on it instead
+    /// of polling (and poll seldom, for other processes' writes).
+    written: tokio::sync::watch::Sender<u64>,
+    /// Faults the tests inject into lease renewals.
+    faults: Faults,
 }
 
 /// The migrations of a backend: version, name, statements.
@@ -110,18 +117,21 @@ impl Store {
     /// an SQLite file (`sqlite://` prefix optional), created with its folder when missing.
     /// Migrations not yet applied are applied.
     pub fn open(url: &str) -> Result<Store, StoreError> {
-        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-            let backend = postgres::Postgres::connect(url)?;
-            return Ok(Store {
-                backend: Box::new(backend),
-                location: redact(url),
-            });
-        }
-        let path = url.strip_prefix("sqlite://").unwrap_or(url);
-        let backend = sqlite::Sqlite::open(Path::new(path))?;
+        let (backend, location): (Box<dyn Backend>, String) =
+            if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+                (Box::new(postgres::Postgres::connect(url)?), redact(url))
+            } else {
+                let path = url.strip_prefix("sqlite://").unwrap_or(url);
+                (
+                    Box::new(sqlite::Sqlite::open(Path::new(path))?),
+                    path.to_owned(),
+                )
+            };
         Ok(Store {
-            backend: Box::new(backend),
-            location: path.to_owned(),
+            backend,
+            location,
+            written: tokio::sync::watch::Sender::new(0),
+            faults: Faults::default(),
         })
     }
 
@@ -133,6 +143,27 @@ impl Store {
     /// Where the store is (a PostgreSQL URL without its password).
     pub fn location(&self) -> &str {
         &self.location
+    }
+
+    /// Returns a receiver that changes whenever this process writes events.
+    pub fn written(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.written.subscribe()
+    }
+
+    /// Returns the faults injected into this store (tests).
+    #[doc(hidden)]
+    pub fn faults(&self) -> &Faults {
+        &self.faults
+    }
+
+    /// Runs a transaction that writes events, then tells the streams.
+    fn tx_events<T>(
+        &self,
+        body: impl FnMut(&mut dyn Sql) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let out = self.tx(body)?;
+        self.written.send_modify(|n| *n = n.wrapping_add(1));
+        Ok(out)
     }
 
     fn tx<T>(
@@ -187,9 +218,27 @@ impl Store {
         self.tx(|sql| ops::tree(sql, root))
     }
 
-    /// Returns the children of task `id`, in creation order.
-    pub fn children(&self, id: &str) -> Result<Vec<Task>, StoreError> {
-        self.tx(|sql| ops::children(sql, id))
+    /// Returns up to `limit` children of task `id` after the first `offset`, in creation
+    /// order, and how many it has.
+    pub fn children(
+        &self,
+        id: &str,
+        limit: u64,
+        offset: u64,
+    ) -> Result<(Vec<Task>, u64), StoreError> {
+        let (limit, offset) = (clamp(limit), clamp(offset));
+        self.tx(|sql| ops::children(sql, id, limit, offset))
+            .map(|(tasks, total)| (tasks, u64::try_from(total).unwrap_or(0)))
+    }
+
+    /// Returns the ids of the tasks under task `id`, at most `limit`.
+    pub fn descendants(&self, id: &str, limit: u64) -> Result<Vec<String>, StoreError> {
+        self.tx(|sql| ops::descendants(sql, id, clamp(limit)))
+    }
+
+    /// Returns task `id` and the tasks under it, in creation order, at most `limit`.
+    pub fn subtree(&self, id: &str, limit: u64) -> Result<Vec<Task>, StoreError> {
+        self.tx(|sql| ops::subtree(sql, id, clamp(limit)))
     }
 
     /// Returns a page of tasks and how many match.
@@ -202,10 +251,11 @@ impl Store {
         self.tx(ops::counts)
     }
 
-    /// Writes `task` if its stored status is still `expected`; false when it changed meanwhile.
-    pub fn replace(&self, task: &Task, expected: Status) -> Result<bool, StoreError> {
+    /// Writes the fields in which `task` differs from `stored`, the task as the caller read
+    /// it, if each still holds the value read (a compare-and-swap on the fields changed).
+    pub fn update(&self, stored: &Task, task: &Task) -> Result<Updated, StoreError> {
         let now = now();
-        self.tx(|sql| ops::replace(sql, task, expected, &now))
+        self.tx_events(|sql| ops::update(sql, stored, task, &now))
     }
 
     /// Deletes task `id` when allowed; the inner error says why not.
@@ -213,40 +263,46 @@ impl Store {
         self.tx(|sql| ops::delete(sql, id))
     }
 
-    /// Starts (or re-executes) the tree rooted at `root`.
-    pub fn start(&self, root: &str) -> Result<Started, StoreError> {
+    /// Starts (or re-executes) the tree rooted at `root`; the inner error holds the ids of the
+    /// tasks executing when the tree is (then nothing changed).
+    pub fn start(&self, root: &str) -> Result<Result<Started, Vec<String>>, StoreError> {
         let now = now();
-        self.tx(|sql| ops::start(sql, root, &now))
+        self.tx_events(|sql| ops::start(sql, root, &now))
     }
 
     /// Cancels the tasks `ids` that are pending or running, and what required them.
     pub fn cancel(&self, ids: &[String], reason: &str) -> Result<Vec<String>, StoreError> {
         let now = now();
-        self.tx(|sql| ops::cancel(sql, ids, reason, &now))
+        self.tx_events(|sql| ops::cancel(sql, ids, reason, &now))
     }
 
-    /// Claims up to `n` tasks for `worker` with a lease of `lease_ms`.
+    /// Claims up to `n` tasks for `worker` with a lease of `lease_ms`, by the database's clock.
     pub fn claim(&self, worker: &str, n: usize, lease_ms: i64) -> Result<Vec<Claimed>, StoreError> {
         let now = now();
-        self.tx(|sql| ops::claim(sql, worker, n, lease_ms, &now))
+        self.tx_events(|sql| ops::claim(sql, worker, n, lease_ms, &now))
     }
 
-    /// Renews the lease of task `id` for `attempt`; false when the lease was lost.
-    pub fn renew(&self, id: &str, attempt: i64, lease_ms: i64) -> Result<bool, StoreError> {
-        let now = now();
-        self.tx(|sql| ops::renew(sql, id, attempt, lease_ms, &now))
+    /// Renews the leases of `leases` (task id, attempt) for `lease_ms` from the database's
+    /// clock; returns those whose attempt still held them.
+    pub fn renew(
+        &self,
+        leases: &[(String, i64)],
+        lease_ms: i64,
+    ) -> Result<Vec<(String, i64)>, StoreError> {
+        self.faults.before_renewal()?;
+        self.tx(|sql| ops::renew(sql, leases, lease_ms))
     }
 
     /// Records progress for `attempt` of task `id`.
     pub fn progress(&self, id: &str, attempt: i64, value: f64) -> Result<bool, StoreError> {
         let now = now();
-        self.tx(|sql| ops::progress(sql, id, attempt, value, &now))
+        self.tx_events(|sql| ops::progress(sql, id, attempt, value, &now))
     }
 
     /// Records how `attempt` of task `id` ended; false when the lease was lost.
     pub fn finish(&self, id: &str, attempt: i64, outcome: &Outcome) -> Result<bool, StoreError> {
         let now: Now = now();
-        self.tx(|sql| ops::finish(sql, id, attempt, outcome, &now))
+        self.tx_events(|sql| ops::finish(sql, id, attempt, outcome, &now))
     }
 
     /// Returns the events of tree `root` after event `after`, at most `limit`.
@@ -254,8 +310,8 @@ impl Store {
         self.tx(|sql| ops::events(sql, root, after, limit))
     }
 
-    /// Returns how many tasks of tree `root` are pending or running.
-    pub fn open_tasks(&self, root: &str) -> Result<i64, StoreError> {
+    /// Returns how the tree `root` stands: how many tasks are open, and how many can move.
+    pub fn openness(&self, root: &str) -> Result<Openness, StoreError> {
         self.tx(|sql| ops::open(sql, root))
     }
 
@@ -271,6 +327,11 @@ impl Store {
     pub fn dependents(&self, id: &str) -> Result<Vec<String>, StoreError> {
         self.tx(|sql| ops::dependents(sql, id))
     }
+}
+
+/// Returns a count as the databases take it.
+fn clamp(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
 }
 
 /// Returns `url` without its password.

@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
+use std::time::Duration;
 
 use postgres::types::{IsNull, ToSql, Type, to_sql_checked};
 use postgres::{Client, NoTls, Statement};
@@ -13,11 +14,18 @@ use super::sql::{Row, Sql, Val, numbered};
 use super::{Backend, Migration, StoreError};
 
 /// The migrations, in order.
-const MIGRATIONS: &[Migration] = &[(
-    1,
-    "tasks",
-    include_str!("migrations/postgres/0001_tasks.sql"),
-)];
+const MIGRATIONS: &[Migration] = &[
+    (
+        1,
+        "tasks",
+        include_str!("migrations/postgres/0001_tasks.sql"),
+    ),
+    (
+        2,
+        "event transactions",
+        include_str!("migrations/postgres/0002_event_transactions.sql"),
+    ),
+];
 
 /// Connections kept for reuse.
 const POOL: usize = 8;
@@ -30,9 +38,20 @@ struct Conn {
 
 /// The PostgreSQL backend.
 pub(super) struct Postgres {
-    url: String,
+    config: postgres::Config,
     idle: Mutex<Vec<Conn>>,
 }
+
+/// How long connecting may take, and how long a statement or a lock wait may: no call to the
+/// database waits without end (a worker cut off from it is stopped by its lease watchdog, and
+/// its calls fail instead of hanging).
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// The server's `statement_timeout`, `lock_timeout` and `idle_in_transaction_session_timeout`.
+const SERVER_TIMEOUTS: &str =
+    "-c statement_timeout=30000 -c lock_timeout=15000 -c idle_in_transaction_session_timeout=60000";
+/// How long sent data may stay unacknowledged, and when an idle connection is probed.
+const TCP_USER_TIMEOUT: Duration = Duration::from_secs(15);
+const KEEPALIVE_IDLE: Duration = Duration::from_secs(10);
 
 impl std::fmt::Debug for Postgres {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -50,8 +69,21 @@ fn db(e: &postgres::Error) -> StoreError {
 impl Postgres {
     /// Connects to `url` and migrates the database.
     pub(super) fn connect(url: &str) -> Result<Postgres, StoreError> {
+        let mut config: postgres::Config = url
+            .parse()
+            .map_err(|e: postgres::Error| StoreError::Open(e.to_string()))?;
+        let options = match config.get_options() {
+            Some(theirs) => format!("{theirs} {SERVER_TIMEOUTS}"),
+            None => SERVER_TIMEOUTS.to_owned(),
+        };
+        config
+            .options(&options)
+            .connect_timeout(CONNECT_TIMEOUT)
+            .tcp_user_timeout(TCP_USER_TIMEOUT)
+            .keepalives(true)
+            .keepalives_idle(KEEPALIVE_IDLE);
         let backend = Postgres {
-            url: url.to_owned(),
+            config,
             idle: Mutex::new(Vec::new()),
         };
         let mut conn = backend.conn()?;
@@ -68,7 +100,9 @@ impl Postgres {
             .pop();
         match idle {
             Some(c) if !c.client.is_closed() => Ok(c),
-            _ => Client::connect(&self.url, NoTls)
+            _ => self
+                .config
+                .connect(NoTls)
                 .map(|client| Conn {
                     client,
                     prepared: HashMap::new(),
@@ -202,6 +236,22 @@ impl Sql for Tx<'_, '_> {
 
     fn skip_locked(&self) -> &'static str {
         "FOR UPDATE SKIP LOCKED"
+    }
+
+    fn for_update(&self) -> &'static str {
+        "FOR UPDATE"
+    }
+
+    fn for_share(&self) -> &'static str {
+        "FOR SHARE"
+    }
+
+    fn now_ms(&self) -> &'static str {
+        "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::BIGINT"
+    }
+
+    fn settled_events(&self) -> &'static str {
+        "tx < pg_snapshot_xmin(pg_current_snapshot())"
     }
 }
 

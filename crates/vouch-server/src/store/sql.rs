@@ -100,6 +100,19 @@ pub(crate) trait Sql {
     /// The clause that makes a claim skip rows other workers hold (`FOR UPDATE SKIP LOCKED` on
     /// PostgreSQL; nothing on SQLite, whose writers are serialized).
     fn skip_locked(&self) -> &'static str;
+    /// The clause that locks the rows a query reads until the transaction ends (`FOR UPDATE`
+    /// on PostgreSQL; nothing on SQLite, whose writers are serialized).
+    fn for_update(&self) -> &'static str;
+    /// The clause that keeps the rows a query reads from changing until the transaction ends
+    /// (`FOR SHARE` on PostgreSQL; nothing on SQLite).
+    fn for_share(&self) -> &'static str;
+    /// An expression for the database's clock, in milliseconds since the epoch: leases are
+    /// measured by the one clock every worker shares, not each worker's own.
+    fn now_ms(&self) -> &'static str;
+    /// A condition on `events` that holds for the events no transaction still in flight can
+    /// precede (PostgreSQL assigns `seq` at insert, not at commit); `TRUE` on SQLite, whose
+    /// writers commit in the order they insert.
+    fn settled_events(&self) -> &'static str;
 }
 
 /// Rewrites `?` placeholders to `$1`, `$2`, … (PostgreSQL's), leaving quoted text alone.

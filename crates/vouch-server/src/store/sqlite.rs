@@ -141,6 +141,22 @@ impl Sql for Tx<'_> {
     fn skip_locked(&self) -> &'static str {
         ""
     }
+
+    fn for_update(&self) -> &'static str {
+        ""
+    }
+
+    fn for_share(&self) -> &'static str {
+        ""
+    }
+
+    fn now_ms(&self) -> &'static str {
+        "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)"
+    }
+
+    fn settled_events(&self) -> &'static str {
+        "1 = 1"
+    }
 }
 
 impl Backend for Sqlite {

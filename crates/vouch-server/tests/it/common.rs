@@ -148,6 +148,22 @@ impl Server {
         }
     }
 
+    /// Waits until task `id` has `status`; returns it.
+    pub(crate) fn wait_for(&self, id: &str, status: &str) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let task = self.ok("tasks.get", &json!({"task_id": id}));
+            if task["status"] == status {
+                return task;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "task {id} never became {status}: {task:#}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// Returns every task of the tree rooted at `root`, flattened.
     pub(crate) fn tasks(&self, root: &str) -> Vec<Value> {
         let tree = self.ok("tasks.tree", &json!({"task_id": root}));

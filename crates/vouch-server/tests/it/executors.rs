@@ -18,7 +18,7 @@ fn http_calls_the_url_and_fails_outside_2xx() {
             )
         }
     });
-    let s = Server::start();
+    let s = Server::start_with(|o| o.allow_private_http = true);
     let task = |n: u32, path: &str| {
         json!({"id": id(n), "name": format!("call{n}"), "parent_id": (n > 1).then(|| id(1)),
             "schemas": {"method": "http"},
@@ -45,10 +45,76 @@ fn http_calls_the_url_and_fails_outside_2xx() {
             .unwrap()
             .ends_with("answered HTTP 503")
     );
-    // Inputs the executor cannot use are refused at creation.
+    // Inputs the executor cannot use are refused at creation: a scheme, a timeout below
+    // zero or past the ceiling, a cap of nothing.
     let e = s.err("tasks.create", &json!({"name": "x", "schemas": {"method": "http"}, "inputs": {"url": "ftp://x", "timeout": -1}}));
     assert_eq!(e["code"], -32005);
     assert_eq!(e["data"]["errors"].as_array().unwrap().len(), 2, "{e:#}");
+    let e = s.err("tasks.create", &json!({"name": "x", "schemas": {"method": "http"}, "inputs": {"url": "http://example.com", "timeout": 100_000, "max_body": 0}}));
+    assert_eq!(e["data"]["errors"].as_array().unwrap().len(), 2, "{e:#}");
+}
+
+#[test]
+fn http_reaches_no_private_address_unless_allowed() {
+    let upstream = Standin::start(|_, _| Reply::json(200, &json!({"secret": "metadata"})));
+    let s = Server::start();
+    s.ok(
+        "tasks.execute",
+        &json!({"id": id(1), "name": "metadata", "schemas": {"method": "http"},
+            "inputs": {"url": format!("{}/latest/meta-data", upstream.url())}}),
+    );
+    let tasks = s.wait(&id(1));
+    let t = find(&tasks, 1);
+    assert_eq!(t["status"], "failed");
+    assert!(
+        t["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("127.0.0.1, which is not a public address"),
+        "{t:#}"
+    );
+    assert!(upstream.seen().is_empty(), "no request reached it");
+}
+
+#[test]
+fn http_caps_the_answer_and_obeys_a_cancel() {
+    let upstream = Standin::start(|request, _| {
+        if request.path.ends_with("/big") {
+            Reply::text(200, &"x".repeat(300_000))
+        } else {
+            Reply::text(200, "ok")
+        }
+    });
+    // A server that accepts connections and never answers.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let silent_url = format!("http://{}/never", silent.local_addr().unwrap());
+    let s = Server::start_with(|o| o.allow_private_http = true);
+    s.ok(
+        "tasks.execute",
+        &json!({"id": id(1), "name": "big", "schemas": {"method": "http"},
+            "inputs": {"url": format!("{}/big", upstream.url()), "max_body": 1000}}),
+    );
+    let tasks = s.wait(&id(1));
+    let big = find(&tasks, 1);
+    assert_eq!(big["result"]["truncated"], true, "{big:#}");
+    assert_eq!(big["result"]["body"].as_str().unwrap().len(), 1000);
+    s.ok(
+        "tasks.execute",
+        &json!({"id": id(2), "name": "hangs", "schemas": {"method": "http"},
+            "inputs": {"url": silent_url, "timeout": 600}}),
+    );
+    s.wait_for(&id(2), "in_progress");
+    let started = std::time::Instant::now();
+    s.ok("tasks.cancel", &json!({"task_id": id(2)}));
+    // The worker is free again well before the request's timeout.
+    while s.ok("system.health", &json!({}))["workers"]["running"] != 0 {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "the cancelled request still holds its worker"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    drop(silent);
 }
 
 const PIPELINE: &str = r#"Orchestration:

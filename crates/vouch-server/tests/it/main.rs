@@ -11,3 +11,4 @@ mod executors;
 mod lifecycle;
 mod model;
 mod postgres;
+mod races;

@@ -90,7 +90,7 @@ proptest! {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("t.db").to_string_lossy()).unwrap();
         store.insert(&tasks(&specs), &id(0)).unwrap();
-        store.start(&id(0)).unwrap();
+        store.start(&id(0)).unwrap().unwrap();
         let index: HashMap<String, usize> = (0..specs.len()).map(|i| (id(u32::try_from(i).unwrap()), i)).collect();
         let mut ended: Vec<Option<Status>> = vec![None; specs.len()];
         loop {
@@ -115,6 +115,6 @@ proptest! {
             .map(|i| store.get(&id(u32::try_from(i).unwrap())).unwrap().unwrap().status)
             .collect();
         prop_assert_eq!(&stored, &expected(&specs));
-        prop_assert_eq!(store.open_tasks(&id(0)).unwrap(), 0, "the tree ended");
+        prop_assert_eq!(store.openness(&id(0)).unwrap().open, 0, "the tree ended");
     }
 }

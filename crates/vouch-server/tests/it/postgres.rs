@@ -64,7 +64,7 @@ fn a_lost_lease_fences_the_old_worker_out() {
     let pg = cluster();
     let store = Store::open(pg.url()).unwrap();
     store.insert(&flat_tree(1)[..1], &id(0)).unwrap();
-    store.start(&id(0)).unwrap();
+    store.start(&id(0)).unwrap().unwrap();
     let first = store.claim("a", 1, 300).unwrap();
     assert_eq!(first.len(), 1);
     assert_eq!(first[0].attempt, 1);
@@ -76,7 +76,11 @@ fn a_lost_lease_fences_the_old_worker_out() {
     let second = store.claim("b", 1, 10_000).unwrap();
     assert_eq!(second.len(), 1, "an expired lease is claimed again");
     assert_eq!(second[0].attempt, 2);
-    assert!(!store.renew(&id(0), 1, 10_000).unwrap());
+    assert!(
+        store.renew(&[(id(0), 1)], 10_000).unwrap().is_empty(),
+        "the old attempt's lease is not renewed"
+    );
+    assert_eq!(store.renew(&[(id(0), 2)], 10_000).unwrap(), [(id(0), 2)]);
     assert!(
         !store
             .finish(&id(0), 1, &Outcome::Completed(json!({"by": "a"})))
@@ -99,7 +103,7 @@ fn concurrent_workers_never_claim_the_same_task() {
     let store = Store::open(pg.url()).unwrap();
     let n = 1500;
     store.insert(&flat_tree(n), &id(0)).unwrap();
-    store.start(&id(0)).unwrap();
+    store.start(&id(0)).unwrap().unwrap();
     let url = Arc::new(pg.url().to_owned());
     let workers: Vec<_> = (0..4)
         .map(|w| {
@@ -131,4 +135,68 @@ fn concurrent_workers_never_claim_the_same_task() {
     let unique: HashSet<&String> = all.iter().collect();
     assert_eq!(all.len(), (n + 1) as usize);
     assert_eq!(unique.len(), all.len(), "a task was claimed twice");
+}
+
+#[test]
+fn a_stream_never_steps_past_an_event_still_being_written() {
+    let pg = cluster();
+    let store = Store::open(pg.url()).unwrap();
+    store.insert(&flat_tree(0), &id(0)).unwrap();
+    let insert = "INSERT INTO events (root_id, task_id, kind, data) VALUES ($1, $1, 'task_status_update', '{}')";
+    // Session A writes an event and does not commit yet; session B writes one after it and
+    // commits: B's event has the higher seq.
+    let mut a = postgres::Client::connect(pg.url(), postgres::NoTls).unwrap();
+    let mut a_tx = a.transaction().unwrap();
+    a_tx.execute(insert, &[&id(0)]).unwrap();
+    let mut b = postgres::Client::connect(pg.url(), postgres::NoTls).unwrap();
+    b.execute(insert, &[&id(0)]).unwrap();
+    assert!(
+        store.events(&id(0), 0, 100).unwrap().is_empty(),
+        "an event after one still in flight is not sent yet"
+    );
+    a_tx.commit().unwrap();
+    let events = store.events(&id(0), 0, 100).unwrap();
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert!(events[0].id < events[1].id);
+}
+
+#[test]
+fn starting_a_tree_waits_for_a_task_that_is_ending_and_counts_after_it() {
+    let pg = cluster();
+    let store = Arc::new(Store::open(pg.url()).unwrap());
+    let tasks: Vec<vouch_tasks::Task> = vec![
+        serde_json::from_value(json!({"id": id(0), "name": "root", "status": "pending"})).unwrap(),
+        serde_json::from_value(json!({"id": id(1), "name": "dep", "status": "pending", "parent_id": id(0)})).unwrap(),
+        serde_json::from_value(json!({"id": id(2), "name": "after", "status": "pending", "parent_id": id(0), "dependencies": [id(1)]})).unwrap(),
+    ];
+    store.insert(&tasks, &id(0)).unwrap();
+    // Another session is in the middle of ending the dependency (its row locked).
+    let mut other = postgres::Client::connect(pg.url(), postgres::NoTls).unwrap();
+    let mut tx = other.transaction().unwrap();
+    tx.execute("SELECT id FROM tasks WHERE id = $1 FOR UPDATE", &[&id(1)])
+        .unwrap();
+    let starting = {
+        let store = Arc::clone(&store);
+        std::thread::spawn(move || store.start(&id(0)).unwrap())
+    };
+    std::thread::sleep(Duration::from_millis(400));
+    assert!(
+        !starting.is_finished(),
+        "the start waits for the tree's rows"
+    );
+    tx.execute(
+        "UPDATE tasks SET status = 'completed', completed_at = 'x' WHERE id = $1",
+        &[&id(1)],
+    )
+    .unwrap();
+    tx.commit().unwrap();
+    assert!(starting.join().unwrap().is_ok());
+    // The dependent counts the dependency as done: it is ready, not waiting forever.
+    let ready = store.claim("w", 5, 60_000).unwrap();
+    let ids: HashSet<String> = ready.into_iter().map(|c| c.task.id).collect();
+    assert!(ids.contains(&id(2)), "{ids:?}");
+    // A tree with a task executing is refused in the same transaction that would start it.
+    assert!(store.start(&id(0)).unwrap().is_err());
+    // A task that runs is not deleted.
+    assert!(store.delete(&id(2)).unwrap().is_err());
 }

@@ -1,0 +1,134 @@
+//! The executors a task's `schemas.method` names, and what each checks of a task's `inputs`
+//! when the task is created.
+//!
+//! | method | inputs | result |
+//! |---|---|---|
+//! | `command` | `command` (shell), `timeout` (s, 300), `cwd`, `output_cap` (bytes, 1 MiB) | `exit_code`, `stdout`, `stderr`, `duration_ms`, output sizes and SHA-256 |
+//! | `http` | `url`, `method` (GET), `headers`, `body`, `timeout` (s, 30, at most 600), `max_body` (bytes, 1 MiB) | `status`, `body` (JSON when it parses), `truncated` |
+//! | `aggregate_results` | none | each dependency's result, by id |
+//! | `vouch.gate` | `config`, `session`, `workdir`, `keyword`, `agent`, `strict` | the verdict |
+
+mod aggregate;
+mod command;
+mod gate;
+mod http;
+
+pub use http::HttpPolicy;
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+use vouch_tasks::{Status, Task};
+
+use crate::store::Outcome;
+
+/// What an executor gets to run one task.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Job<'a> {
+    /// The task.
+    pub task: &'a Task,
+    /// Its dependencies: id, status, result.
+    pub dependencies: &'a [(String, Status, Option<Value>)],
+    /// Turns true when the run must stop (cancelled, or the lease was lost).
+    pub cancel: Arc<AtomicBool>,
+}
+
+/// Runs tasks of one `schemas.method`.
+pub trait Executor: Send + Sync + std::fmt::Debug {
+    /// The method it runs.
+    fn method(&self) -> &'static str;
+    /// What is wrong with `inputs` for this executor: (field, reason) pairs.
+    fn check(&self, inputs: &Map<String, Value>) -> Vec<(String, String)>;
+    /// Runs the job to its end.
+    fn run(&self, job: &Job<'_>) -> Outcome;
+}
+
+/// The executors a service knows, by method.
+#[derive(Debug, Clone)]
+pub struct Registry {
+    executors: Vec<Arc<dyn Executor>>,
+}
+
+impl Default for Registry {
+    fn default() -> Registry {
+        Registry::with_http(HttpPolicy::default())
+    }
+}
+
+impl Registry {
+    /// Returns the executors, the `http` one under `policy`.
+    pub fn with_http(policy: HttpPolicy) -> Registry {
+        Registry {
+            executors: vec![
+                Arc::new(command::ShellCommand),
+                Arc::new(http::Http { policy }),
+                Arc::new(aggregate::Aggregate),
+                Arc::new(gate::GateCheck),
+            ],
+        }
+    }
+
+    /// Returns the executor of `method`.
+    pub fn get(&self, method: &str) -> Option<&Arc<dyn Executor>> {
+        self.executors.iter().find(|e| e.method() == method)
+    }
+
+    /// Returns the methods known, in order.
+    pub fn methods(&self) -> Vec<&'static str> {
+        self.executors.iter().map(|e| e.method()).collect()
+    }
+}
+
+/// Returns a failure with `message` and other `fields`.
+pub(super) fn failed(message: impl Into<String>, fields: Value) -> Outcome {
+    let mut error = Map::new();
+    error.insert("message".into(), Value::String(message.into()));
+    if let Value::Object(more) = fields {
+        error.extend(more);
+    }
+    Outcome::Failed(Value::Object(error))
+}
+
+pub(super) fn string<'a>(inputs: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
+    inputs.get(key).and_then(Value::as_str)
+}
+
+/// Checks that `key` is a string (when `required`, that it is there).
+pub(super) fn need_string(
+    inputs: &Map<String, Value>,
+    key: &str,
+    required: bool,
+    out: &mut Vec<(String, String)>,
+) {
+    match inputs.get(key) {
+        None | Some(Value::Null) if required => {
+            out.push((format!("inputs.{key}"), format!("`{key}` is required")));
+        }
+        None | Some(Value::Null | Value::String(_)) => {}
+        Some(_) => out.push((format!("inputs.{key}"), format!("`{key}` must be a string"))),
+    }
+}
+
+/// Checks that `key`, when there, is a positive number.
+pub(super) fn need_seconds(
+    inputs: &Map<String, Value>,
+    key: &str,
+    out: &mut Vec<(String, String)>,
+) {
+    if let Some(v) = inputs.get(key).filter(|v| !v.is_null())
+        && !v.as_f64().is_some_and(|s| s > 0.0 && s.is_finite())
+    {
+        out.push((
+            format!("inputs.{key}"),
+            format!("`{key}` must be a positive number of seconds"),
+        ));
+    }
+}
+
+pub(super) fn seconds(inputs: &Map<String, Value>, key: &str, default: f64) -> Duration {
+    let s = inputs.get(key).and_then(Value::as_f64).unwrap_or(default);
+    Duration::try_from_secs_f64(s).unwrap_or(Duration::from_secs(1))
+}

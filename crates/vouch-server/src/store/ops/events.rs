@@ -1,0 +1,82 @@
+//! A tree's event stream: appending an event built from the task as stored, and reading the
+//! events after a cursor — only those no transaction still in flight can precede.
+use serde_json::{Map, Value};
+use vouch_tasks::{Status, Task};
+
+use super::rows::{row, task_of};
+use crate::store::sql::{Sql, Val};
+use crate::store::{Event, StoreError};
+
+/// Appends an event of task `id` to its tree's stream, built from the task as stored now;
+/// returns that task.
+pub(crate) fn event(sql: &mut dyn Sql, id: &str, kind: &str) -> Result<Option<Task>, StoreError> {
+    let Some(row) = row(sql, id)? else {
+        return Ok(None);
+    };
+    let task = task_of(&row)?;
+    let root = row.get(10).and_then(Val::text).unwrap_or(id).to_owned();
+    let mut data = Map::new();
+    data.insert("task_id".into(), Value::String(task.id.clone()));
+    data.insert("status".into(), Value::String(task.status.as_str().into()));
+    if let Some(p) = task.progress.and_then(serde_json::Number::from_f64) {
+        data.insert("progress".into(), Value::Number(p));
+    }
+    for (key, value) in [("result", &task.result), ("error", &task.error)] {
+        if let Some(v) = value {
+            data.insert(key.into(), v.clone());
+        }
+    }
+    let at = task
+        .updated_at
+        .clone()
+        .unwrap_or_else(|| crate::clock::now().text);
+    data.insert("timestamp".into(), Value::String(at));
+    sql.exec(
+        "INSERT INTO events (root_id, task_id, kind, data) VALUES (?, ?, ?, ?)",
+        &[
+            root.into(),
+            id.into(),
+            kind.into(),
+            Value::Object(data).to_string().into(),
+        ],
+    )?;
+    Ok(Some(task))
+}
+
+/// The event kind of a status.
+pub(super) fn kind_of(status: Status) -> &'static str {
+    match status {
+        Status::Completed => "task_completed",
+        Status::Failed => "task_failed",
+        Status::Cancelled => "task_cancelled",
+        Status::Pending | Status::InProgress => "task_status_update",
+    }
+}
+
+/// Returns the events of the tree rooted at `root` after event `after`, at most `limit`.
+pub(crate) fn events(
+    sql: &mut dyn Sql,
+    root: &str,
+    after: i64,
+    limit: i64,
+) -> Result<Vec<Event>, StoreError> {
+    let settled = sql.settled_events();
+    let rows = sql.query(
+        &format!(
+            "SELECT seq, task_id, kind, data FROM events \
+             WHERE root_id = ? AND seq > ? AND {settled} ORDER BY seq LIMIT ?"
+        ),
+        &[root.into(), after.into(), limit.into()],
+    )?;
+    Ok(rows
+        .iter()
+        .filter_map(|r| {
+            Some(Event {
+                id: r.first()?.int()?,
+                task_id: r.get(1)?.text()?.to_owned(),
+                kind: r.get(2)?.text()?.to_owned(),
+                data: r.get(3)?.text()?.to_owned(),
+            })
+        })
+        .collect())
+}

@@ -1,0 +1,18 @@
+//! The task logic of both stores, written once against [`Sql`](super::sql::Sql): tasks as rows
+//! (`rows`), the event stream (`events`), the engine's lifecycle writes (`lifecycle`), and the
+//! caller's updates and deletes (`update`).
+
+mod events;
+mod lifecycle;
+mod rows;
+mod update;
+
+pub(crate) use events::events;
+pub use lifecycle::{Openness, Started};
+pub(crate) use lifecycle::{cancel, claim, finish, open, progress, renew, start};
+pub(crate) use rows::{
+    children, counts, dependency_results, dependents, descendants, get, insert, list, root_of,
+    subtree, tree,
+};
+pub use update::Updated;
+pub(crate) use update::{delete, update};
