@@ -94,6 +94,14 @@ trait Backend: Send + Sync + std::fmt::Debug {
         &self,
         body: &mut dyn FnMut(&mut dyn Sql) -> Result<(), StoreError>,
     ) -> Result<(), StoreError>;
+    /// Runs `body`, which only reads, in one transaction that never waits for a writer (on
+    /// SQLite, a connection of its own reading the last committed state).
+    fn read(
+        &self,
+        body: &mut dyn FnMut(&mut dyn Sql) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        self.transaction(body)
+    }
 }
 
 /// The task store.
@@ -156,6 +164,19 @@ impl Store {
         &self.faults
     }
 
+    /// Runs a transaction that only reads.
+    fn read<T>(
+        &self,
+        mut body: impl FnMut(&mut dyn Sql) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let mut out = None;
+        self.backend.read(&mut |sql| {
+            out = Some(body(sql)?);
+            Ok(())
+        })?;
+        out.ok_or_else(|| StoreError::Database("the transaction returned nothing".into()))
+    }
+
     /// Runs a transaction that writes events, then tells the streams.
     fn tx_events<T>(
         &self,
@@ -185,7 +206,7 @@ impl Store {
 
     /// Returns the task `id`.
     pub fn get(&self, id: &str) -> Result<Option<Task>, StoreError> {
-        self.tx(|sql| ops::get(sql, id))
+        self.read(|sql| ops::get(sql, id))
     }
 
     /// Returns which of `ids` are stored already.
@@ -210,12 +231,12 @@ impl Store {
 
     /// Returns the root of the tree task `id` belongs to.
     pub fn root_of(&self, id: &str) -> Result<Option<String>, StoreError> {
-        self.tx(|sql| ops::root_of(sql, id))
+        self.read(|sql| ops::root_of(sql, id))
     }
 
     /// Returns every task of the tree rooted at `root`, in creation order.
     pub fn tree(&self, root: &str) -> Result<Vec<Task>, StoreError> {
-        self.tx(|sql| ops::tree(sql, root))
+        self.read(|sql| ops::tree(sql, root))
     }
 
     /// Returns up to `limit` children of task `id` after the first `offset`, in creation
@@ -227,28 +248,28 @@ impl Store {
         offset: u64,
     ) -> Result<(Vec<Task>, u64), StoreError> {
         let (limit, offset) = (clamp(limit), clamp(offset));
-        self.tx(|sql| ops::children(sql, id, limit, offset))
+        self.read(|sql| ops::children(sql, id, limit, offset))
             .map(|(tasks, total)| (tasks, u64::try_from(total).unwrap_or(0)))
     }
 
     /// Returns the ids of the tasks under task `id`, at most `limit`.
     pub fn descendants(&self, id: &str, limit: u64) -> Result<Vec<String>, StoreError> {
-        self.tx(|sql| ops::descendants(sql, id, clamp(limit)))
+        self.read(|sql| ops::descendants(sql, id, clamp(limit)))
     }
 
     /// Returns task `id` and the tasks under it, in creation order, at most `limit`.
     pub fn subtree(&self, id: &str, limit: u64) -> Result<Vec<Task>, StoreError> {
-        self.tx(|sql| ops::subtree(sql, id, clamp(limit)))
+        self.read(|sql| ops::subtree(sql, id, clamp(limit)))
     }
 
     /// Returns a page of tasks and how many match.
     pub fn list(&self, query: &ListQuery) -> Result<(Vec<Task>, u64), StoreError> {
-        self.tx(|sql| ops::list(sql, query))
+        self.read(|sql| ops::list(sql, query))
     }
 
     /// Returns how many tasks each status has.
     pub fn counts(&self) -> Result<Vec<(String, i64)>, StoreError> {
-        self.tx(ops::counts)
+        self.read(ops::counts)
     }
 
     /// Writes the fields in which `task` differs from `stored`, the task as the caller read
@@ -307,12 +328,12 @@ impl Store {
 
     /// Returns the events of tree `root` after event `after`, at most `limit`.
     pub fn events(&self, root: &str, after: i64, limit: i64) -> Result<Vec<Event>, StoreError> {
-        self.tx(|sql| ops::events(sql, root, after, limit))
+        self.read(|sql| ops::events(sql, root, after, limit))
     }
 
     /// Returns how the tree `root` stands: how many tasks are open, and how many can move.
     pub fn openness(&self, root: &str) -> Result<Openness, StoreError> {
-        self.tx(|sql| ops::open(sql, root))
+        self.read(|sql| ops::open(sql, root))
     }
 
     /// Returns the dependencies of `task` with their status and result.
@@ -320,12 +341,12 @@ impl Store {
         &self,
         task: &Task,
     ) -> Result<Vec<(String, Status, Option<Value>)>, StoreError> {
-        self.tx(|sql| ops::dependency_results(sql, task))
+        self.read(|sql| ops::dependency_results(sql, task))
     }
 
     /// Returns the ids of the tasks that depend on `id`.
     pub fn dependents(&self, id: &str) -> Result<Vec<String>, StoreError> {
-        self.tx(|sql| ops::dependents(sql, id))
+        self.read(|sql| ops::dependents(sql, id))
     }
 }
 

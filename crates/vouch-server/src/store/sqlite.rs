@@ -14,10 +14,12 @@ use super::{Backend, Migration, StoreError};
 /// The migrations, in order.
 const MIGRATIONS: &[Migration] = &[(1, "tasks", include_str!("migrations/sqlite/0001_tasks.sql"))];
 
-/// The SQLite backend.
+/// The SQLite backend: a connection that writes, and one that reads (WAL lets a reader see
+/// the last committed state while the writer works, so reads never wait behind a write).
 #[derive(Debug)]
 pub(super) struct Sqlite {
     connection: Mutex<Connection>,
+    reader: Mutex<Connection>,
 }
 
 fn db(e: &rusqlite::Error) -> StoreError {
@@ -42,8 +44,14 @@ impl Sqlite {
             )
             .map_err(|e| db(&e))?;
         migrate(&connection)?;
+        let reader = Connection::open(path)
+            .map_err(|e| StoreError::Open(format!("{}: {e}", path.display())))?;
+        reader
+            .busy_timeout(Duration::from_secs(10))
+            .map_err(|e| db(&e))?;
         Ok(Sqlite {
             connection: Mutex::new(connection),
+            reader: Mutex::new(reader),
         })
     }
 }
@@ -183,5 +191,24 @@ impl Backend for Sqlite {
                 Err(e)
             }
         }
+    }
+
+    fn read(
+        &self,
+        body: &mut dyn FnMut(&mut dyn Sql) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let reader = self
+            .reader
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        reader.execute_batch("BEGIN").map_err(|e| db(&e))?;
+        let outcome = body(&mut Tx(&reader));
+        // A read commits nothing: ending it either way releases its snapshot.
+        let _ = reader.execute_batch(if outcome.is_ok() {
+            "COMMIT"
+        } else {
+            "ROLLBACK"
+        });
+        outcome
     }
 }
