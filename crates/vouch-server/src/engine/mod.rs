@@ -248,10 +248,13 @@ fn lease_ms(lease: Duration) -> i64 {
     i64::try_from(lease.as_millis()).unwrap_or(i64::MAX)
 }
 
-/// How long a lease is surely held after the request that took or renewed it was sent: four
-/// fifths of it, so that a run is stopped well before another worker may claim its task.
+/// How long a lease is surely held after the request that took or renewed it was sent: the
+/// lease less a margin — a fifth of it, at least a second (half of a lease shorter than two) —
+/// so that a run is stopped well before another worker may claim its task, even on a busy
+/// machine.
 fn held(lease: Duration) -> Duration {
-    lease.saturating_sub(lease / 5)
+    let margin = (lease / 5).max(Duration::from_secs(1).min(lease / 2));
+    lease.saturating_sub(margin)
 }
 
 /// Checks `inputs` against a draft-07 `schema`; the first problem when they do not match.
@@ -301,6 +304,13 @@ mod tests {
         assert!(second.cancel.load(Ordering::SeqCst));
         assert_eq!(second.stopped(), Stop::Cancelled);
         assert!(!first.cancel.load(Ordering::SeqCst));
+    }
+
+    #[test]
+    fn a_lease_is_given_up_with_a_margin() {
+        assert_eq!(held(Duration::from_secs(10)), Duration::from_secs(8));
+        assert_eq!(held(Duration::from_secs(2)), Duration::from_secs(1));
+        assert_eq!(held(Duration::from_millis(600)), Duration::from_millis(300));
     }
 
     #[test]

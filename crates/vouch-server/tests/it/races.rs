@@ -185,10 +185,9 @@ fn a_brief_outage_records_nothing_and_the_task_runs_again() {
         !kinds.contains(&"task_failed"),
         "the stopped run recorded a failure: {kinds:?}"
     );
-    assert_eq!(
-        kinds.iter().filter(|k| **k == "task_status_update").count(),
-        2,
-        "claimed twice: {kinds:?}"
+    assert!(
+        kinds.iter().filter(|k| **k == "task_status_update").count() >= 2,
+        "claimed again after the outage: {kinds:?}"
     );
     engine.shutdown();
 }
@@ -327,10 +326,22 @@ fn a_token_is_checked_before_the_body_is_read() {
         o.token = Some("s3cret".into());
         o.max_body = 1 << 20;
     });
-    // A body past the limit from someone without the token is refused as unauthorized: the
-    // server never reads it.
-    let (status, _) = s.post("/", &"x".repeat(2 << 20), &[]);
-    assert_eq!(status, 401);
+    // Someone without the token announces a body past the limit and sends none of it: the
+    // answer, 401, comes before the server reads a byte of it.
+    let addr = s.url.trim_start_matches("http://");
+    let mut conn = std::net::TcpStream::connect(addr).unwrap();
+    use std::io::{Read, Write};
+    write!(
+        conn,
+        "POST / HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        2 << 20
+    )
+    .unwrap();
+    conn.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut head = [0u8; 12];
+    conn.read_exact(&mut head).unwrap();
+    assert_eq!(&head, b"HTTP/1.1 401");
     let (status, body) = s.post("/", "{ this is not json", &[]);
     assert_eq!(status, 401, "{body}");
     assert!(body.contains("-32001") || body.contains("Bearer"), "{body}");

@@ -351,13 +351,7 @@ pub(crate) fn start(
         started.cancelled += settle(sql, id, status, now)?.len() as u64;
     }
     // Then every pending task's count of unsettled dependencies, from scratch.
-    sql.exec(
-        "UPDATE tasks SET waiting = (SELECT COUNT(*) FROM deps d JOIN tasks u ON u.id = d.dep_id \
-         WHERE d.task_id = tasks.id AND ((d.required = 1 AND u.status <> 'completed') OR \
-         (d.required = 0 AND u.status NOT IN ('completed', 'failed', 'cancelled')))) \
-         WHERE root_id = ? AND status = 'pending'",
-        &[root.into()],
-    )?;
+    recount(sql, Scope::Tree, root)?;
     started.queued = sql.exec(
         "UPDATE tasks SET queued = 1 WHERE root_id = ? AND status = 'pending'",
         &[root.into()],
@@ -400,4 +394,32 @@ pub(crate) fn open(sql: &mut dyn Sql, root: &str) -> Result<Openness, StoreError
         open: row.first().and_then(Val::int).unwrap_or(0),
         active: row.get(1).and_then(Val::int).unwrap_or(0),
     })
+}
+
+/// Which pending tasks [`recount`] counts for.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Scope {
+    /// Every task of the tree rooted at the key.
+    Tree,
+    /// The task whose id is the key.
+    Task,
+}
+
+/// Recounts the unsettled dependencies of the pending tasks of `scope` `key`: a required one
+/// until it completed, an optional one until it ended.
+pub(super) fn recount(sql: &mut dyn Sql, scope: Scope, key: &str) -> Result<(), StoreError> {
+    let column = match scope {
+        Scope::Tree => "root_id",
+        Scope::Task => "id",
+    };
+    sql.exec(
+        &format!(
+            "UPDATE tasks SET waiting = (SELECT COUNT(*) FROM deps d JOIN tasks u ON u.id = d.dep_id \
+             WHERE d.task_id = tasks.id AND ((d.required = 1 AND u.status <> 'completed') OR \
+             (d.required = 0 AND u.status NOT IN ('completed', 'failed', 'cancelled')))) \
+             WHERE {column} = ? AND status = 'pending'"
+        ),
+        &[key.into()],
+    )?;
+    Ok(())
 }

@@ -4,7 +4,7 @@ use serde_json::{Map, Value};
 use vouch_tasks::{Status, Task};
 
 use super::events::{event, kind_of};
-use super::lifecycle::settle;
+use super::lifecycle::{Scope, recount, settle};
 use super::rows::{COLUMNS, WRITTEN, dependents, get, insert_deps, task_of, written};
 use crate::clock::Now;
 use crate::store::StoreError;
@@ -107,7 +107,7 @@ pub(crate) fn update(
     if deps_changed {
         sql.exec("DELETE FROM deps WHERE task_id = ?", &[id.into()])?;
         insert_deps(sql, std::slice::from_ref(task))?;
-        recount(sql, id)?;
+        recount(sql, Scope::Task, id)?;
     }
     if task.status != stored.status {
         event(sql, id, kind_of(task.status))?;
@@ -150,19 +150,6 @@ fn lock_dependencies(sql: &mut dyn Sql, task: &Task) -> Result<Option<String>, S
         }
     }
     Ok(None)
-}
-
-/// Recounts the unsettled dependencies of pending task `id`: a required one until it
-/// completed, an optional one until it ended.
-fn recount(sql: &mut dyn Sql, id: &str) -> Result<(), StoreError> {
-    sql.exec(
-        "UPDATE tasks SET waiting = (SELECT COUNT(*) FROM deps d JOIN tasks u ON u.id = d.dep_id \
-         WHERE d.task_id = tasks.id AND ((d.required = 1 AND u.status <> 'completed') OR \
-         (d.required = 0 AND u.status NOT IN ('completed', 'failed', 'cancelled')))) \
-         WHERE id = ? AND status = 'pending'",
-        &[id.into()],
-    )?;
-    Ok(())
 }
 
 /// Deletes task `id` — and its events — if it is pending, has no children and nothing depends
