@@ -19,6 +19,8 @@ pub struct GateSet {
     config: PipelineConfig,
     contracts: Vec<Contract>,
     routes: Vec<Built>,
+    /// The gates of a structured selection's routes, in order.
+    structured: Vec<Built>,
     strategies: Vec<(Termination, Built)>,
     stop: Vec<Box<dyn Predicate>>,
     subagent_stop: Option<Vec<Box<dyn Predicate>>>,
@@ -111,6 +113,16 @@ impl GateSet {
                 requires: requires(&r.requires, &format!("route `{}`", r.keyword)),
             })
             .collect();
+        let structured = config
+            .selection
+            .structured
+            .iter()
+            .map(|r| Built {
+                validators: validators(&r.validators, r.patterns()),
+                contracts: indexes(&r.contracts),
+                requires: requires(&r.requires, &format!("route `{}`", r.keyword)),
+            })
+            .collect();
         let strategies = config
             .termination
             .iter()
@@ -135,6 +147,7 @@ impl GateSet {
             config,
             contracts,
             routes,
+            structured,
             strategies,
             stop,
             subagent_stop,
@@ -157,6 +170,28 @@ impl GateSet {
                     .as_ref()
                     .is_some_and(|t| t.from.eq_ignore_ascii_case(from))
         })
+    }
+
+    /// Returns the gate of one of a structured selection's routes (the route must be one of
+    /// [`crate::config::Selection::structured`] of this configuration; another has no gate).
+    pub fn structured(&self, route: &Route) -> Gate<'_> {
+        let i = self
+            .config
+            .selection
+            .structured
+            .iter()
+            .position(|r| std::ptr::eq(r, route));
+        Gate {
+            keyword: route.keyword.clone(),
+            routes: i
+                .map(|i| &self.config.selection.structured[i])
+                .into_iter()
+                .collect(),
+            predicates: i
+                .and_then(|i| self.structured.get(i))
+                .map(|b| b.predicates(&self.contracts).collect())
+                .unwrap_or_default(),
+        }
     }
 
     /// Returns the gate of a handoff: the validators of every route of `keyword` (matched

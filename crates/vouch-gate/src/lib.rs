@@ -61,10 +61,11 @@ pub mod yaml {
 
 pub use alternatives::{Alternatives, CommandPattern};
 pub use config::{
-    CommandPatterns, ConfigError, ConfigErrors, Contract as ContractConfig, ContractRef,
-    DeclaredAgent, Hooks, Location, MachineState, PipelineConfig, PredicateRef, Route, StateLink,
-    Termination, TerminationKind, TestSelector, Validation, ValidatorRef, load as load_config,
-    parse as parse_config,
+    CommandPatterns, Condition, ConditionTest, ConfigError, ConfigErrors,
+    Contract as ContractConfig, ContractRef, DeclaredAgent, Hooks, Location, MachineState,
+    Magentic, PipelineConfig, PredicateRef, Route, Selection, SelectionKind, StateLink,
+    Termination, TerminationKind, TestSelector, Validation, ValidatorRef, Verifier,
+    load as load_config, parse as parse_config,
 };
 pub use contracts::{
     CommandSucceeded, Contract, FileExists, FilesWritten, PredicateKind, TestReportPredicate,
@@ -74,6 +75,7 @@ pub use hook::{HookAnswer, HookInput, answer as hook_answer, evaluate_stop};
 pub use lint::lint;
 pub use predicate::{Block, GateContext, Predicate, Verdict, evaluate_gate};
 pub use router::{
+    json_of,
     Acted, CorrectionKind, Decision, History, RouteError, Routed, Router, RouterState,
 };
 pub use stuck::{Correction, StuckCounter};

@@ -9,8 +9,8 @@ use serde_saphyr::Spanned;
 
 use crate::config::error::{ConfigError, ConfigErrors, did_you_mean};
 use crate::config::model::{
-    Contract, ContractRef, DeclaredAgent, Hooks, MachineState, PipelineConfig, PredicateRef, Route,
-    StateLink, Termination, TerminationKind, TestSelector, Validation, ValidatorRef,
+    Contract, ContractRef, DeclaredAgent, Hooks, PipelineConfig, PredicateRef, Route, StateLink,
+    Termination, TerminationKind, TestSelector, Validation, ValidatorRef, Verifier,
 };
 use crate::config::node::{Location, Node};
 use crate::config::reader::{Map, Reader, join, parse_yaml};
@@ -20,6 +20,8 @@ use crate::validators::ValidatorKind;
 /// are left alone unless their name is a near miss of one of these.
 pub const SECTIONS: &[&str] = &[
     "Selection",
+    "Verifier",
+    "FailureHandling",
     "Termination",
     "Validation",
     "TestSelector",
@@ -76,7 +78,7 @@ pub(crate) fn parse_partial(path: &Path, text: &str) -> (Option<PipelineConfig>,
 }
 
 /// The loading context: the reader, and the names of the declared contracts.
-struct Cx {
+pub(crate) struct Cx {
     r: Reader,
     contracts: Vec<String>,
 }
@@ -156,7 +158,25 @@ impl Cx {
             config.contracts = self.contracts(node, &p);
         }
         if let Some((node, p)) = top.get("Selection") {
-            (config.routes, config.stuck_threshold, config.states) = self.selection(node, &p);
+            let read = self.selection(node, &p);
+            config.routes = read.routes;
+            config.states = read.states;
+            config.selection = read.selection;
+            if let Some(t) = read.stuck_threshold {
+                config.stuck_threshold = t;
+            }
+        }
+        if let Some((node, p)) = top.get("Verifier") {
+            config.verifier = self.verifier(node, &p);
+        }
+        if let Some((node, p)) = top.get("FailureHandling") {
+            // fuseraft's thresholds of corrections are the stuck threshold (unless `Selection`
+            // names one).
+            if let Some(t) = self.failure_handling(node, &p)
+                && !config_has_threshold(&top)
+            {
+                config.stuck_threshold = t;
+            }
         }
         if let Some((node, p)) = top.get("Agents") {
             config.agents = agent_names(node, &p);
@@ -172,7 +192,11 @@ impl Cx {
                 change_tracking = self.string(n, &p);
             }
             let _ = m.get("Enabled");
-            self.unknown_keys(&m, &["Path", "Enabled"]);
+            // vouch keeps a run's intents in its sealed journal, out of the agents' reach.
+            if let Some((n, p)) = m.get("IntentLogPath") {
+                let _ = self.string(n, &p);
+            }
+            self.unknown_keys(&m, &["Path", "Enabled", "IntentLogPath"]);
         }
         let mut change_log_set = false;
         if let Some((node, p)) = top.get("Validation") {
@@ -206,273 +230,9 @@ impl Cx {
         config
     }
 
-    /// Reads `Selection`: its routes (a state machine's transitions among them), its stuck
-    /// threshold and a state machine's states.
-    fn selection(
-        &mut self,
-        node: &Spanned<Node>,
-        path: &str,
-    ) -> (Vec<Route>, u32, Vec<MachineState>) {
-        let Some(mut m) = self.map(node, path) else {
-            return (Vec::new(), 3, Vec::new());
-        };
-        let mut machine = false;
-        if let Some((n, p)) = m.get("Type")
-            && let Some(kind) = self.string(n, &p)
-        {
-            if kind.eq_ignore_ascii_case("statemachine") {
-                machine = true;
-            } else if !kind.eq_ignore_ascii_case("keyword") {
-                self.error(
-                    Location::of(n),
-                    &p,
-                    format!("unsupported selection type `{kind}`"),
-                    Some("vouch routes by `keyword` or by `statemachine`".into()),
-                );
-            }
-        }
-        let mut routes = Vec::new();
-        if let Some((n, p)) = m.get("Routes") {
-            match &n.value {
-                Node::Seq(items) => {
-                    for (i, item) in items.iter().enumerate() {
-                        if let Some(route) = self.route(item, &format!("{p}[{i}]")) {
-                            routes.push(route);
-                        }
-                    }
-                }
-                Node::Null => {}
-                other => self.error(
-                    Location::of(n),
-                    &p,
-                    format!("expected a list of routes, found {}", other.kind()),
-                    None,
-                ),
-            }
-        }
-        let mut states = Vec::new();
-        match (machine, m.get("States")) {
-            (true, Some((n, p))) => {
-                let (s, transitions) = self.states(n, &p);
-                states = s;
-                routes.extend(transitions);
-            }
-            (true, None) => self.error(
-                m.location,
-                path,
-                "a `statemachine` selection needs `States`",
-                None,
-            ),
-            (false, Some((n, p))) => self.error(
-                Location::of(n),
-                &p,
-                "`States` belong to a `statemachine` selection",
-                Some("write `Type: statemachine`".into()),
-            ),
-            (false, None) => {}
-        }
-        let threshold = m
-            .get("StuckThreshold")
-            .and_then(|(n, p)| self.positive(n, &p))
-            .unwrap_or(3);
-        self.unknown_keys(&m, &["Type", "Routes", "States", "StuckThreshold"]);
-        (routes, threshold, states)
-    }
-
-    /// Reads a state machine's `States`: each state, and its transitions as routes. Every
-    /// transition leads to a declared state, and every state is reachable from the first.
-    fn states(&mut self, node: &Spanned<Node>, path: &str) -> (Vec<MachineState>, Vec<Route>) {
-        let Node::Seq(items) = &node.value else {
-            self.error(Location::of(node), path, "expected a list of states", None);
-            return (Vec::new(), Vec::new());
-        };
-        let mut states: Vec<MachineState> = Vec::new();
-        let mut routes: Vec<(Route, Location)> = Vec::new();
-        for (i, item) in items.iter().enumerate() {
-            let p = format!("{path}[{i}]");
-            let Some(mut m) = self.map(item, &p) else {
-                continue;
-            };
-            let name = m.get("Name").and_then(|(n, pp)| self.string(n, &pp));
-            let agent = m.get("Agent").and_then(|(n, pp)| self.string(n, &pp));
-            let terminal = m
-                .get("Terminal")
-                .and_then(|(n, pp)| self.boolean(n, &pp))
-                .unwrap_or(false);
-            let Some(name) = name else {
-                self.error(m.location, &p, "a state needs a `Name`", None);
-                continue;
-            };
-            if states.iter().any(|s| s.name.eq_ignore_ascii_case(&name)) {
-                self.error(
-                    m.location,
-                    &p,
-                    format!("state `{name}` is declared twice"),
-                    None,
-                );
-            }
-            if let Some((n, tp)) = m.get("Transitions") {
-                match &n.value {
-                    Node::Seq(list) => {
-                        for (k, t) in list.iter().enumerate() {
-                            let tp = format!("{tp}[{k}]");
-                            if let Some(route) = self.transition(t, &tp, &name, agent.as_deref()) {
-                                routes.push(route);
-                            }
-                        }
-                    }
-                    Node::Null => {}
-                    other => self.error(
-                        Location::of(n),
-                        &tp,
-                        format!("expected a list of transitions, found {}", other.kind()),
-                        None,
-                    ),
-                }
-            }
-            self.unknown_keys(&m, &["Name", "Agent", "Terminal", "Transitions"]);
-            if agent.is_none() && !terminal {
-                self.error(
-                    m.location,
-                    &p,
-                    format!("state `{name}` needs an `Agent` (or `Terminal: true`)"),
-                    None,
-                );
-            }
-            states.push(MachineState {
-                name,
-                agent,
-                terminal,
-                location: m.location,
-                key_path: p,
-            });
-        }
-        // Each transition leads to a state; the route goes to that state's agent.
-        let mut out = Vec::new();
-        for (mut route, to_at) in routes {
-            let Some(link) = route.transition.clone() else {
-                continue;
-            };
-            match states
-                .iter()
-                .find(|s| s.name.eq_ignore_ascii_case(&link.to))
-            {
-                Some(target) => {
-                    route.agent.clone_from(&target.agent);
-                    route.transition = Some(StateLink {
-                        from: link.from,
-                        to: target.name.clone(),
-                    });
-                    out.push(route);
-                }
-                None => {
-                    let names: Vec<&str> = states.iter().map(|s| s.name.as_str()).collect();
-                    self.error(
-                        to_at,
-                        &format!("{}.To", route.key_path),
-                        format!(
-                            "transition to `{}`, which `States` does not declare",
-                            link.to
-                        ),
-                        Some(format!("states: {}", names.join(", "))),
-                    );
-                }
-            }
-        }
-        // Every state is reachable from the first.
-        let mut reached: Vec<&str> = states
-            .first()
-            .map(|s| s.name.as_str())
-            .into_iter()
-            .collect();
-        let mut i = 0;
-        while i < reached.len() {
-            let from = reached[i];
-            for r in &out {
-                if let Some(link) = &r.transition
-                    && link.from.eq_ignore_ascii_case(from)
-                    && !reached.iter().any(|s| s.eq_ignore_ascii_case(&link.to))
-                {
-                    reached.push(&link.to);
-                }
-            }
-            i += 1;
-        }
-        for s in &states {
-            if !reached.iter().any(|r| r.eq_ignore_ascii_case(&s.name)) {
-                self.error(
-                    s.location,
-                    &s.key_path,
-                    format!(
-                        "state `{}` cannot be reached from the first state, `{}`",
-                        s.name, states[0].name
-                    ),
-                    None,
-                );
-            }
-        }
-        (states, out)
-    }
-
-    /// Reads one transition of state `from` (spoken by `agent`) as a route; its `To` is
-    /// resolved once every state is read. Returns it with where `To` was written.
-    fn transition(
-        &mut self,
-        node: &Spanned<Node>,
-        path: &str,
-        from: &str,
-        agent: Option<&str>,
-    ) -> Option<(Route, Location)> {
-        let mut m = self.map(node, path)?;
-        let signal = m
-            .get("Signal")
-            .and_then(|(n, p)| self.string(n, &p))
-            .filter(|k| !k.trim().is_empty());
-        let to = m
-            .get("To")
-            .and_then(|(n, p)| Some((self.string(n, &p)?, Location::of(n))));
-        let mut gates = self.gate_keys(&mut m);
-        if let Some((n, p)) = m.get("Contract") {
-            gates.contracts.extend(self.contract_names(n, &p));
-        }
-        self.unknown_keys(
-            &m,
-            &[
-                "To",
-                "Signal",
-                "Contract",
-                "Contracts",
-                "Validator",
-                "Validators",
-                "SourceAgents",
-                "RequiredCommandPattern",
-                "ShellFallbackPattern",
-                "Requires",
-            ],
-        );
-        let (Some(signal), Some((to, to_at))) = (signal, to) else {
-            self.error(
-                m.location,
-                path,
-                "a transition needs a `To` and a `Signal`",
-                None,
-            );
-            return None;
-        };
-        if gates.source_agents.is_empty() {
-            gates.source_agents = agent.map(str::to_owned).into_iter().collect();
-        }
-        let link = StateLink {
-            from: from.to_owned(),
-            to,
-        };
-        let route = gates.route(signal.trim().to_owned(), None, m.location, path, Some(link));
-        Some((route, to_at))
-    }
-
     /// Reads the gate keys a route and a transition share: validators, source agents,
     /// command patterns, contracts and requirements.
-    fn gate_keys(&mut self, m: &mut Map<'_>) -> GateKeys {
+    pub(crate) fn gate_keys(&mut self, m: &mut Map<'_>) -> GateKeys {
         let validators = self.validator_keys(m);
         let source_agents = m
             .get("SourceAgents")
@@ -494,7 +254,7 @@ impl Cx {
         }
     }
 
-    fn route(&mut self, node: &Spanned<Node>, path: &str) -> Option<Route> {
+    pub(crate) fn route(&mut self, node: &Spanned<Node>, path: &str) -> Option<Route> {
         let mut m = self.map(node, path)?;
         let keyword = match m.get("Keyword") {
             Some((n, p)) => self.string(n, &p).filter(|k| !k.trim().is_empty()),
@@ -533,8 +293,13 @@ impl Cx {
                 Some("composite") => Some(TerminationKind::Composite),
                 Some("regex") => Some(TerminationKind::Regex),
                 Some("maxiterations") => Some(TerminationKind::MaxIterations),
+                Some("tokenbudget") => Some(TerminationKind::TokenBudget),
+                Some("llm") => Some(TerminationKind::Llm),
                 Some(other) => {
-                    let hint = did_you_mean(other, ["composite", "regex", "maxiterations"])
+                    let hint = did_you_mean(
+                        other,
+                        ["composite", "regex", "maxiterations", "tokenbudget", "llm"],
+                    )
                         .map(|k| format!("did you mean `{k}`?"));
                     self.error(
                         Location::of(n),
@@ -551,7 +316,7 @@ impl Cx {
                     m.location,
                     path,
                     "a termination strategy needs a `Type`",
-                    Some("`composite`, `regex` or `maxiterations`".into()),
+                    Some("`composite`, `regex`, `maxiterations`, `tokenbudget` or `llm`".into()),
                 );
                 None
             }
@@ -589,10 +354,20 @@ impl Cx {
         }
         let contracts = self.contract_refs(&mut m);
         let requires = self.requires_key(&mut m);
+        let max_tokens = m
+            .get("MaxTokens")
+            .and_then(|(n, p)| self.positive(n, &p))
+            .map(u64::from);
+        let prompt = m.get("Prompt").and_then(|(n, p)| self.string(n, &p));
+        // An `llm` strategy's model is the runner's to read.
+        let _ = m.get("Model");
         self.unknown_keys(
             &m,
             &[
                 "Type",
+                "MaxTokens",
+                "Model",
+                "Prompt",
                 "MaxIterations",
                 "Pattern",
                 "AgentNames",
@@ -615,6 +390,14 @@ impl Cx {
                     None,
                 );
             }
+            Some(TerminationKind::TokenBudget) if max_tokens.is_none() => {
+                self.error(
+                    m.location,
+                    path,
+                    "a `tokenbudget` strategy needs `MaxTokens`",
+                    None,
+                );
+            }
             Some(TerminationKind::MaxIterations) if max_iterations.is_none() => {
                 self.error(
                     m.location,
@@ -634,9 +417,104 @@ impl Cx {
             contracts,
             requires,
             strategies,
+            max_tokens,
+            prompt,
             location: m.location,
             key_path: path.to_owned(),
         })
+    }
+
+    /// Reads `Verifier`: the auditing agent and when it speaks.
+    fn verifier(&mut self, node: &Spanned<Node>, path: &str) -> Option<Verifier> {
+        let mut m = self.map(node, path)?;
+        let agent = m.get("AgentName").and_then(|(n, p)| self.string(n, &p));
+        let every = m
+            .get("EveryNTurns")
+            .and_then(|(n, p)| self.positive(n, &p))
+            .unwrap_or(5);
+        let on_suspicious = m
+            .get("TriggerOnSuspiciousTransition")
+            .and_then(|(n, p)| self.boolean(n, &p))
+            .unwrap_or(false);
+        let findings_keyword = m
+            .get("FindingsKeyword")
+            .and_then(|(n, p)| self.string(n, &p))
+            .unwrap_or_else(|| "INCONSISTENCY".to_owned());
+        self.unknown_keys(
+            &m,
+            &[
+                "AgentName",
+                "EveryNTurns",
+                "TriggerOnSuspiciousTransition",
+                "FindingsKeyword",
+            ],
+        );
+        let Some(agent) = agent else {
+            self.error(m.location, path, "a `Verifier` needs an `AgentName`", None);
+            return None;
+        };
+        Some(Verifier {
+            agent,
+            every,
+            on_suspicious,
+            findings_keyword,
+            location: m.location,
+        })
+    }
+
+    /// Reads fuseraft's `FailureHandling`: each entry an `Action` (`Reinstruct`: correct the
+    /// agent; `Abort`: end the run) and a `Threshold`. vouch has one counter of corrections in
+    /// a row per agent; the smallest threshold becomes it. Returns that threshold.
+    fn failure_handling(&mut self, node: &Spanned<Node>, path: &str) -> Option<u32> {
+        let mut m = self.map(node, path)?;
+        let mut smallest: Option<u32> = None;
+        for key in ["MissingEvidence", "ConflictingEvidence", "NoProgress"] {
+            let Some((n, p)) = m.get(key) else {
+                continue;
+            };
+            let Some(mut e) = self.map(n, &p) else {
+                continue;
+            };
+            if let Some((an, ap)) = e.get("Action")
+                && let Some(action) = self.string(an, &ap)
+                && !["reinstruct", "abort"].contains(&action.to_ascii_lowercase().as_str())
+            {
+                self.error(
+                    Location::of(an),
+                    &ap,
+                    format!("unknown action `{action}`"),
+                    Some("`Reinstruct` (correct the agent) or `Abort` (end the run)".into()),
+                );
+            }
+            if let Some(t) = e.get("Threshold").and_then(|(tn, tp)| self.positive(tn, &tp)) {
+                smallest = Some(smallest.map_or(t, |s| s.min(t)));
+            }
+            self.unknown_keys(&e, &["Action", "Threshold"]);
+        }
+        // Retries of an agent whose model fails: vouch's model clients retry on their own.
+        if let Some((n, p)) = m.get("RetryCount") {
+            let _ = self.number(n, &p);
+        }
+        if let Some((n, p)) = m.get("OnAgentFailure") {
+            for (step, at) in self.strings(n, &p) {
+                if !["checkpoint", "compact", "retry", "escalate"]
+                    .contains(&step.to_ascii_lowercase().as_str())
+                {
+                    self.error(at, &p, format!("unknown failure step `{step}`"), None);
+                }
+            }
+        }
+        self.unknown_keys(
+            &m,
+            &[
+                "MissingEvidence",
+                "ConflictingEvidence",
+                "NoProgress",
+                "RetryCount",
+                "OnAgentFailure",
+            ],
+        );
+        smallest
     }
 
     /// Reads the `Validation` section; also says whether it names the change log.
@@ -747,6 +625,16 @@ impl Cx {
     }
 }
 
+/// Returns true when `Selection` names its own `StuckThreshold`.
+fn config_has_threshold(top: &Map<'_>) -> bool {
+    top.entries().iter().any(|(k, v)| {
+        k.value.eq_ignore_ascii_case("Selection")
+            && matches!(&v.value, Node::Map(entries) if entries
+                .iter()
+                .any(|(k, _)| k.value.eq_ignore_ascii_case("StuckThreshold")))
+    })
+}
+
 /// Returns the names an orchestrator's `Agents` section lists: strings, or mappings with a
 /// `Name`. Anything else in it is the orchestrator's business.
 fn agent_names(node: &Spanned<Node>, path: &str) -> Vec<DeclaredAgent> {
@@ -841,7 +729,7 @@ impl Cx {
     }
 
     /// Resolves the contract names of `node` (one, or a list) to the declared contracts.
-    fn contract_names(&mut self, node: &Spanned<Node>, path: &str) -> Vec<ContractRef> {
+    pub(crate) fn contract_names(&mut self, node: &Spanned<Node>, path: &str) -> Vec<ContractRef> {
         let path = path.to_owned();
         let names = self.strings(node, &path);
         let mut refs = Vec::new();
@@ -893,18 +781,18 @@ impl Cx {
 }
 
 /// The gate keys a route and a transition share, as read.
-struct GateKeys {
+pub(crate) struct GateKeys {
     validators: Vec<ValidatorRef>,
-    source_agents: Vec<String>,
+    pub(crate) source_agents: Vec<String>,
     required: Option<crate::alternatives::Alternatives>,
     fallback: Option<crate::alternatives::Alternatives>,
-    contracts: Vec<ContractRef>,
+    pub(crate) contracts: Vec<ContractRef>,
     requires: Vec<PredicateRef>,
 }
 
 impl GateKeys {
     /// Returns the route of `keyword` to `agent` with these gates.
-    fn route(
+    pub(crate) fn route(
         self,
         keyword: String,
         agent: Option<String>,
@@ -924,6 +812,9 @@ impl GateKeys {
             location,
             key_path: path.to_owned(),
             transition,
+            condition: None,
+            recovery_agent: None,
+            handoff_context: Vec::new(),
         }
     }
 }

@@ -5,15 +5,16 @@ pub(crate) mod load;
 mod model;
 mod node;
 mod reader;
+mod selection;
 
 pub(crate) use error::did_you_mean;
 pub use error::{ConfigError, ConfigErrors};
 pub(crate) use load::parse_partial;
 pub use load::{load, parse};
 pub use model::{
-    CommandPatterns, Contract, ContractRef, DeclaredAgent, Hooks, MachineState, PipelineConfig,
-    PredicateRef, Route, StateLink, Termination, TerminationKind, TestSelector, Validation,
-    ValidatorRef,
+    CommandPatterns, Condition, ConditionTest, Contract, ContractRef, DeclaredAgent, Hooks,
+    MachineState, Magentic, PipelineConfig, PredicateRef, Route, Selection, SelectionKind,
+    StateLink, Termination, TerminationKind, TestSelector, Validation, ValidatorRef, Verifier,
 };
 pub use node::{Location, Node};
 pub use reader::{Map, Reader, parse_yaml};

@@ -41,6 +41,122 @@ pub struct PipelineConfig {
     /// The states of a `statemachine` selection, the initial one first; empty for keyword
     /// selection. Their transitions are among `routes`.
     pub(crate) states: Vec<MachineState>,
+    /// `Selection`: its type and what the types other than keyword and state machine need.
+    pub(crate) selection: Selection,
+    /// `Verifier`: an auditing agent that speaks every few turns, outside the routing.
+    pub(crate) verifier: Option<Verifier>,
+}
+
+/// How the next agent is chosen (`Selection.Type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SelectionKind {
+    /// Routing keywords, each route with its gates (the default).
+    #[default]
+    Keyword,
+    /// States, each spoken by one agent, and transitions between them on signals.
+    StateMachine,
+    /// Every agent once, in the order of `Agents`; the run ends after the last.
+    Sequential,
+    /// The agents in the order of `Agents`, round after round, until a termination.
+    RoundRobin,
+    /// Conditions on a field of the last agent's JSON reply (`StructuredRoutes`).
+    Structured,
+    /// A model names the next agent (`Selection.Model`, `Selection.Prompt`).
+    Llm,
+    /// A manager model plans, tracks progress and picks each next speaker (`Magentic`).
+    Magentic,
+}
+
+impl SelectionKind {
+    /// Returns the name a configuration writes (`statemachine`).
+    pub fn name(self) -> &'static str {
+        match self {
+            SelectionKind::Keyword => "keyword",
+            SelectionKind::StateMachine => "statemachine",
+            SelectionKind::Sequential => "sequential",
+            SelectionKind::RoundRobin => "roundrobin",
+            SelectionKind::Structured => "structured",
+            SelectionKind::Llm => "llm",
+            SelectionKind::Magentic => "magentic",
+        }
+    }
+
+    /// Returns true when a model, not the router, picks the next agent.
+    pub fn is_model_driven(self) -> bool {
+        matches!(self, SelectionKind::Llm | SelectionKind::Magentic)
+    }
+}
+
+/// The `Selection` section beyond its routes and states.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct Selection {
+    /// `Type`.
+    pub kind: SelectionKind,
+    /// `DefaultAgent` of a `structured` selection: who speaks when no route's condition holds
+    /// (and first, unless `Agents` says otherwise).
+    pub default_agent: Option<String>,
+    /// `StructuredRoutes`, in order: each a route with a `condition`.
+    pub structured: Vec<Route>,
+    /// `Prompt` of an `llm` selection (`{{$agents}}` and `{{$history}}` are filled in).
+    pub prompt: Option<String>,
+    /// `Magentic`, for a `magentic` selection.
+    pub magentic: Option<Magentic>,
+}
+
+/// The settings of a `magentic` selection's manager.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Magentic {
+    /// `Instructions`: the manager's own, beside vouch's ledger format.
+    pub instructions: Option<String>,
+    /// `MaxRoundCount`: rounds (agent turns) before the manager gives up (default 20).
+    pub max_rounds: u32,
+    /// `MaxStallCount`: rounds without progress before the manager replans (default 3).
+    pub max_stalls: u32,
+    /// `MaxResetCount`: replans before the run ends as stuck (default 2).
+    pub max_resets: u32,
+}
+
+/// A condition of a structured route on the last reply's JSON.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Condition {
+    /// `Field`: a dot path into the reply's JSON object (`review.verdict`).
+    pub field: String,
+    /// What must hold of it.
+    pub test: ConditionTest,
+}
+
+/// What a [`Condition`] asks of its field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConditionTest {
+    /// `Is`: the field's text equals the value (case-insensitively).
+    Is(String),
+    /// `IsNot`: the field is absent or its text differs.
+    IsNot(String),
+    /// `Contains`: the field's text (or an item of its list) contains the value.
+    Contains(String),
+    /// `Exists`: the field is present and not null (`true`), or absent (`false`).
+    Exists(bool),
+}
+
+/// The `Verifier` section: an evidence auditor that speaks outside the routing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Verifier {
+    /// `AgentName`: the auditing agent.
+    pub agent: String,
+    /// `EveryNTurns`: it speaks after every so many agent turns (default 5).
+    pub every: u32,
+    /// `TriggerOnSuspiciousTransition`: it also speaks right after a handoff that was blocked
+    /// at least once before it passed.
+    pub on_suspicious: bool,
+    /// `FindingsKeyword`: a reply of the verifier holding it is a finding, sent to the agent
+    /// whose turn is next as a correction.
+    pub findings_keyword: String,
+    /// Where it was written.
+    pub location: Location,
 }
 
 /// A state of a `statemachine` selection.
@@ -157,6 +273,16 @@ impl PipelineConfig {
         &self.states
     }
 
+    /// Returns `Selection`: its type and settings.
+    pub fn selection(&self) -> &Selection {
+        &self.selection
+    }
+
+    /// Returns `Verifier`, when configured.
+    pub fn verifier(&self) -> Option<&Verifier> {
+        self.verifier.as_ref()
+    }
+
     /// Returns the state named `name`.
     pub fn state(&self, name: &str) -> Option<&MachineState> {
         self.states
@@ -177,6 +303,8 @@ impl PipelineConfig {
             stuck_threshold: 3,
             agents: Vec::new(),
             states: Vec::new(),
+            selection: Selection::default(),
+            verifier: None,
         }
     }
 }
@@ -241,6 +369,14 @@ pub struct Route {
     pub key_path: String,
     /// For a transition of a state machine, the states it leads between.
     pub transition: Option<StateLink>,
+    /// For a structured route, the condition on the last reply's JSON.
+    pub condition: Option<Condition>,
+    /// `RecoveryAgent` of a transition: who takes a turn after its gates blocked twice in a
+    /// row, before the state's own agent tries again.
+    pub recovery_agent: Option<String>,
+    /// `HandoffContext` of a transition: files (relative to the working directory) whose
+    /// text goes to the next agent with the handoff.
+    pub handoff_context: Vec<String>,
 }
 
 /// The command patterns a route (or the stop hook) gives its validators.
@@ -305,6 +441,10 @@ pub struct Termination {
     pub requires: Vec<PredicateRef>,
     /// `Strategies`, for `composite`.
     pub strategies: Vec<Termination>,
+    /// `MaxTokens`, for `tokenbudget`.
+    pub max_tokens: Option<u64>,
+    /// `Prompt`, for `llm` (`{{$history}}` is filled in); vouch's own when absent.
+    pub prompt: Option<String>,
     /// Where it was written.
     pub location: Location,
     /// Its key path (`Termination.Strategies[1]`).
@@ -320,6 +460,10 @@ pub enum TerminationKind {
     Regex,
     /// Ends the run after a number of iterations, whatever the validators say.
     MaxIterations,
+    /// Ends the run when the agents together have used `MaxTokens` tokens.
+    TokenBudget,
+    /// Ends the run when a model, asked after each reply, says the task is done.
+    Llm,
 }
 
 impl Termination {

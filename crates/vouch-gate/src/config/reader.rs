@@ -358,21 +358,36 @@ impl Reader {
                     }
                 }
             }
-            "commandsucceeded" => match text(self, "Pattern") {
-                Some((pattern, location)) => {
-                    let pattern = CommandPattern::new(&pattern);
-                    if pattern.is_empty() {
-                        self.error(location, path, "the `Pattern` has no command in it", None);
-                        None
-                    } else {
-                        Some(PredicateKind::CommandSucceeded { pattern })
+            "commandsucceeded" => {
+                let field = text(self, "PatternField").map(|(f, _)| f.trim().to_owned());
+                let source = text(self, "PatternSource").map(|(s, _)| PathBuf::from(s));
+                let pattern = match text(self, "Pattern") {
+                    Some((pattern, location)) => {
+                        let pattern = CommandPattern::new(&pattern);
+                        if pattern.is_empty() {
+                            self.error(location, path, "the `Pattern` has no command in it", None);
+                            None
+                        } else {
+                            Some(pattern)
+                        }
                     }
-                }
-                None => {
-                    self.missing(name_location, path, "CommandSucceeded", "a `Pattern`");
+                    None => None,
+                };
+                if pattern.is_none() && field.is_none() {
+                    self.missing(
+                        name_location,
+                        path,
+                        "CommandSucceeded",
+                        "a `Pattern` or a `PatternField`",
+                    );
                     None
+                } else {
+                    Some(PredicateKind::CommandSucceeded {
+                        pattern,
+                        field: field.map(|f| (source, f)),
+                    })
                 }
-            },
+            }
             "fileexists" => match text(self, "Path") {
                 Some((p, _)) => Some(PredicateKind::FileExists {
                     path: PathBuf::from(p),
@@ -464,7 +479,9 @@ impl Reader {
             let typed_call_keys: Vec<&str>;
             let known: &[&str] = match kind.as_ref() {
                 Some(PredicateKind::FilesWritten { .. }) => &["Type", "Source", "Field"],
-                Some(PredicateKind::CommandSucceeded { .. }) => &["Type", "Pattern"],
+                Some(PredicateKind::CommandSucceeded { .. }) => {
+                    &["Type", "Pattern", "PatternField", "PatternSource"]
+                }
                 Some(PredicateKind::FileExists { .. }) => &["Type", "Path"],
                 Some(PredicateKind::TestReport { .. }) => &["Type", "NoFailures", "HasAssertions"],
                 Some(PredicateKind::Validator { .. }) => {

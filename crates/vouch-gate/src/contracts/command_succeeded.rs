@@ -19,13 +19,19 @@ use crate::predicate::{GateContext, Predicate, Verdict, blocked_word, fail_close
 /// tests actually run), and the parts are matched against the programs they ran with their
 /// status kept, so `echo cargo test` or `cargo test || true` meets no part.
 ///
-/// **Options**: `Pattern`, `Validation.Strict`.
+/// With `PatternField` (fuseraft's spelling), the pattern is the text of that field of a JSON
+/// artifact (`PatternSource`, default `Validation.BriefPath`) — the command the planner wrote —
+/// read when the gate runs; `Pattern` is the fallback when the file or the field is missing.
+///
+/// **Options**: `Pattern`, `PatternField`, `PatternSource`, `Validation.Strict`.
 #[derive(Debug, Clone)]
 pub struct CommandSucceeded {
     /// What requires it, as messages name it (`contract TestsValid`).
     pub owner: String,
-    /// `Pattern`.
-    pub pattern: CommandPattern,
+    /// `Pattern`: the pattern, or the fallback of `field`.
+    pub pattern: Option<CommandPattern>,
+    /// `PatternSource` and `PatternField`: where the pattern is read.
+    pub field: Option<(std::path::PathBuf, String)>,
     /// `Validation.Strict`.
     pub strict: bool,
 }
@@ -36,7 +42,13 @@ impl Predicate for CommandSucceeded {
     }
 
     fn describe(&self) -> String {
-        format!("CommandSucceeded `{}`", self.pattern.as_str())
+        match (&self.field, &self.pattern) {
+            (Some((source, field)), _) => {
+                format!("CommandSucceeded `{field}` of {}", source.display())
+            }
+            (None, Some(p)) => format!("CommandSucceeded `{}`", p.as_str()),
+            (None, None) => "CommandSucceeded".to_owned(),
+        }
     }
 
     fn turns_needed(&self) -> Option<usize> {
@@ -44,6 +56,11 @@ impl Predicate for CommandSucceeded {
     }
 
     fn evaluate(&self, cx: &GateContext<'_, '_>) -> Verdict {
+        let pattern = match self.pattern_now(cx) {
+            Ok(p) => p,
+            Err(block) => return block,
+        };
+        let pattern = &pattern;
         let mut strict_programs: Vec<String> = Vec::new();
         let mut rejected = String::new();
         let commands = if self.strict {
@@ -52,7 +69,7 @@ impl Predicate for CommandSucceeded {
                 Err(e) => return fail_closed(self.name(), cx.keyword, "the change log", e),
             };
             for (receipt, script) in &receipts.kept {
-                let mentioned = self.pattern.mentioned_in(&receipt.run.command);
+                let mentioned = pattern.mentioned_in(&receipt.run.command);
                 match passing_programs(receipt, script) {
                     Ok(programs) => {
                         let before = strict_programs.len();
@@ -64,7 +81,7 @@ impl Predicate for CommandSucceeded {
                         );
                         let runs_it = strict_programs[before..]
                             .iter()
-                            .any(|p| self.pattern.mentioned_in(p));
+                            .any(|p| pattern.mentioned_in(p));
                         if mentioned && !runs_it {
                             let _ =
                                 writeln!(rejected, "- {receipt} mentions it but does not run it");
@@ -87,7 +104,7 @@ impl Predicate for CommandSucceeded {
                 Err(e) => return fail_closed(self.name(), cx.keyword, "the change log", e),
             }
         };
-        match self.pattern.check(commands.iter().copied()) {
+        match pattern.check(commands.iter().copied()) {
             Ok(()) => Verdict::Pass,
             Err(missing) => {
                 let missing: Vec<String> = missing.iter().map(|m| format!("`{m}`")).collect();
@@ -99,7 +116,7 @@ impl Predicate for CommandSucceeded {
                          Run the command with shell_run (exit 0), then retry.\n{rejected}",
                         blocked_word(cx.keyword),
                         self.owner,
-                        self.pattern.as_str(),
+                        pattern.as_str(),
                         missing.join(" and ")
                     )
                     .trim_end()
@@ -107,5 +124,48 @@ impl Predicate for CommandSucceeded {
                 )
             }
         }
+    }
+}
+
+impl CommandSucceeded {
+    /// Returns the pattern the gate checks now: the `PatternField` of its source when both
+    /// exist, else `Pattern`; a block when there is neither.
+    fn pattern_now(&self, cx: &GateContext<'_, '_>) -> Result<CommandPattern, Verdict> {
+        if let Some((source, field)) = &self.field {
+            let path = cx.view.resolve(source);
+            let read = std::fs::read_to_string(&path)
+                .ok()
+                .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok());
+            let command = read
+                .as_ref()
+                .and_then(|v| v.get(field))
+                .and_then(serde_json::Value::as_str)
+                .map(CommandPattern::new)
+                .filter(|p| !p.is_empty());
+            if let Some(command) = command {
+                return Ok(command);
+            }
+            if self.pattern.is_none() {
+                return Err(Verdict::block(
+                    self.name(),
+                    format!(
+                        "{} blocked: {} requires the command named by `{field}` in {}, which has no such text field.\nWrite the command there, run it with shell_run (exit 0), then retry.",
+                        blocked_word(cx.keyword),
+                        self.owner,
+                        source.display()
+                    ),
+                ));
+            }
+        }
+        self.pattern.clone().ok_or_else(|| {
+            Verdict::block(
+                self.name(),
+                format!(
+                    "{} blocked: {} names no command to check.",
+                    blocked_word(cx.keyword),
+                    self.owner
+                ),
+            )
+        })
     }
 }

@@ -22,8 +22,11 @@ pub enum PredicateKind {
     },
     /// A command matching the pattern succeeded this session.
     CommandSucceeded {
-        /// `Pattern`.
-        pattern: CommandPattern,
+        /// `Pattern`: the pattern, or the fallback when `field` names one.
+        pattern: Option<CommandPattern>,
+        /// `PatternField` (with `PatternSource`, default `Validation.BriefPath`): a string field
+        /// of a JSON artifact that holds the command, read when the gate runs.
+        field: Option<(Option<std::path::PathBuf>, String)>,
     },
     /// A file exists.
     FileExists {
@@ -91,9 +94,17 @@ impl PredicateKind {
                 source: source.clone(),
                 field: field.clone(),
             }),
-            PredicateKind::CommandSucceeded { pattern } => Box::new(CommandSucceeded {
+            PredicateKind::CommandSucceeded { pattern, field } => Box::new(CommandSucceeded {
                 owner,
                 pattern: pattern.clone(),
+                field: field.as_ref().map(|(source, name)| {
+                    (
+                        source
+                            .clone()
+                            .unwrap_or_else(|| config.validation.paths.brief.clone()),
+                        name.clone(),
+                    )
+                }),
                 strict: config.validation.is_strict(),
             }),
             PredicateKind::FileExists { path } => Box::new(FileExists {

@@ -6,11 +6,12 @@ use regex::Regex;
 use vouch_evidence::{ChangeLog, EvidenceView};
 use vouch_session::{Diagnostic, Session};
 
-use crate::config::{ConfigErrors, Location, Termination, TerminationKind};
+use crate::config::{ConfigErrors, Location, SelectionKind, Termination, TerminationKind};
 use crate::gate::GateSet;
 use crate::predicate::Verdict;
 use crate::router::keywords::Keywords;
 use crate::router::reply::{Reply, count_replies, last_reply};
+use crate::router::select::{Selected, select};
 use crate::router::state::{Acted, RouterState};
 use crate::router::{CorrectionKind, Decision, messages};
 use crate::stuck::Correction;
@@ -169,7 +170,11 @@ impl Router {
         }
         let mut state = state.clone();
         let current = self.current_state(&state).map(str::to_owned);
-        let decision = match self.verdict(history, &reply, agent, iteration, current.as_deref()) {
+        let step = match self.special(&mut state, agent, iteration, current.as_deref()) {
+            Some(step) => step,
+            None => self.verdict(history, &reply, agent, iteration, current.as_deref()),
+        };
+        let decision = match step {
             Step::Done(decision) => {
                 state.counters.remove(agent.unwrap_or(""));
                 self.enter(decision, current.as_deref(), agent, &mut state)
@@ -178,6 +183,7 @@ impl Router {
                 kind,
                 validator,
                 message,
+                recovery,
             } => {
                 let counter = state
                     .counters
@@ -185,6 +191,28 @@ impl Router {
                     .or_default();
                 let label = validator.as_deref().unwrap_or(kind.label());
                 match counter.correct(label, &message, self.gates.config().stuck_threshold) {
+                    // A transition with a `RecoveryAgent`, blocked twice in a row: that agent
+                    // takes a turn on the block before the state's agent tries again.
+                    Correction::Correct { consecutive }
+                        if consecutive >= 2
+                            && recovery
+                                .as_deref()
+                                .is_some_and(|r| !agent.is_some_and(|a| a.eq_ignore_ascii_case(r))) =>
+                    {
+                        let recovery = recovery.unwrap_or_default();
+                        state.recovering = Some(recovery.clone());
+                        Decision::Correct {
+                            message: format!(
+                                "{message}\n\n[recovery] {} was blocked {consecutive} times in a row here. {recovery}: fix what blocks it; then {} tries again.",
+                                agent.unwrap_or("The agent"),
+                                agent.unwrap_or("the agent"),
+                            ),
+                            agent: Some(recovery),
+                            kind,
+                            validator,
+                            consecutive,
+                        }
+                    }
                     Correction::Correct { consecutive } => Decision::Correct {
                         agent: agent.map(str::to_owned),
                         kind,
@@ -212,6 +240,43 @@ impl Router {
             agent: agent.map(str::to_owned),
             repeated: false,
         })
+    }
+
+    /// Decides what no reply's content decides: the cap, a reply in a terminal state (the run
+    /// ends after it), and a recovery agent's reply (back to the state's own agent).
+    fn special(
+        &self,
+        state: &mut RouterState,
+        agent: Option<&str>,
+        iteration: u32,
+        current: Option<&str>,
+    ) -> Option<Step> {
+        if self.cap.is_some_and(|cap| iteration >= cap) {
+            return None;
+        }
+        let who = agent.unwrap_or("the agent");
+        if let Some(recovering) = state.recovering.clone()
+            && agent.is_some_and(|a| a.eq_ignore_ascii_case(&recovering))
+        {
+            state.recovering = None;
+            let back = current
+                .and_then(|c| self.gates.config().state(c))
+                .and_then(|s| s.agent.clone());
+            return Some(Step::Done(Decision::Route {
+                to: back,
+                keyword: "recovered".to_owned(),
+                from: agent.map(str::to_owned),
+            }));
+        }
+        let terminal = current
+            .and_then(|c| self.gates.config().state(c))
+            .filter(|s| s.terminal)?;
+        Some(Step::Done(Decision::Terminate {
+            reason: format!(
+                "{who} took its turn in `{}`, a terminal state: the run ends after it.",
+                terminal.name
+            ),
+        }))
     }
 
     /// Returns the current state of a state machine (its first state before any transition);
@@ -246,7 +311,14 @@ impl Router {
             .state(&link.to)
             .is_some_and(|s| s.terminal);
         state.state = Some(link.to.clone());
-        if terminal {
+        let speaker = self
+            .gates
+            .config()
+            .state(&link.to)
+            .and_then(|s| s.agent.as_deref());
+        // A terminal state spoken by another agent gives that agent the last turn.
+        let last_turn = speaker.is_some_and(|s| !agent.is_some_and(|a| a.eq_ignore_ascii_case(s)));
+        if terminal && !last_turn {
             Decision::Terminate {
                 reason: format!(
                     "{} wrote `{keyword}` in state `{from}`, its transition's gates passed, and `{}` is a terminal state.",
@@ -277,7 +349,9 @@ impl Router {
                 ),
             });
         }
-        let found = match reply.handoff {
+        let kind = self.gates.config().selection().kind;
+        let keyed = matches!(kind, SelectionKind::Keyword | SelectionKind::StateMachine);
+        let found = match reply.handoff.filter(|_| keyed) {
             Some(keyword) => match self.keywords.lookup(keyword) {
                 Some(i) => vec![i],
                 None => {
@@ -301,11 +375,19 @@ impl Router {
         }
         let matched = self.termination_matches(&reply.text, agent);
         let (keyword, gate) = match found.as_slice() {
+            [] if matched.is_empty() && !keyed => return self.selected(&view, agent, &reply.text),
             [] if matched.is_empty() => {
-                return Step::correct(
-                    CorrectionKind::NoKeyword,
-                    messages::no_keyword(agent, &self.allowed(agent, current)),
-                );
+                // A transition without a signal fires on any other reply of its state's agent.
+                if let Some(from) = current
+                    && let Some(gate) = self.gates.transition("", from)
+                {
+                    (None, gate)
+                } else {
+                    return Step::correct(
+                        CorrectionKind::NoKeyword,
+                        messages::no_keyword(agent, &self.allowed(agent, current)),
+                    );
+                }
             }
             [] => {
                 let gate = self.gates.completion_where(agent, |t| {
@@ -346,8 +428,16 @@ impl Router {
                 kind: CorrectionKind::Blocked,
                 validator: Some(block.validator),
                 message: block.message,
+                recovery: gate.routes.iter().find_map(|r| r.recovery_agent.clone()),
             };
         }
+        // A transition without a signal: routed on no keyword.
+        let keyword = keyword.or_else(|| {
+            gate.routes
+                .first()
+                .filter(|r| r.keyword.is_empty() && r.transition.is_some())
+                .map(|_| "")
+        });
         let who = agent.unwrap_or("the agent");
         let pattern = matched.first().map(|(p, _)| *p);
         let decision = match (keyword, pattern) {
@@ -371,6 +461,43 @@ impl Router {
             },
         };
         Step::Done(decision)
+    }
+
+    /// Applies a selection without keywords to a reply that ended nothing.
+    fn selected(&self, view: &EvidenceView<'_>, agent: Option<&str>, text: &str) -> Step {
+        let config = self.gates.config();
+        let kind = config.selection().kind;
+        match select(config, agent, text) {
+            Selected::Next { to, why } => Step::Done(Decision::Route {
+                to: Some(to),
+                keyword: why,
+                from: agent.map(str::to_owned),
+            }),
+            Selected::Structured(route) => {
+                let gate = self.gates.structured(route);
+                if let Verdict::Block(block) = gate.evaluate(view) {
+                    return Step::Correct {
+                        kind: CorrectionKind::Blocked,
+                        validator: Some(block.validator),
+                        message: block.message,
+                        recovery: None,
+                    };
+                }
+                Step::Done(Decision::Route {
+                    to: route.agent.clone(),
+                    keyword: format!("structured: {}", route.keyword),
+                    from: agent.map(str::to_owned),
+                })
+            }
+            Selected::ByModel => Step::Done(Decision::Route {
+                to: None,
+                keyword: kind.name().to_owned(),
+                from: agent.map(str::to_owned),
+            }),
+            Selected::Done(reason) => Step::Done(Decision::Terminate { reason }),
+            Selected::NotJson(message) => Step::correct(CorrectionKind::NotJson, message),
+            Selected::NoRoute(message) => Step::correct(CorrectionKind::NoRoute, message),
+        }
     }
 
     /// Returns the `regex` strategies that apply to `agent` and match `text`: each pattern and
@@ -430,6 +557,8 @@ enum Step {
         kind: CorrectionKind,
         validator: Option<String>,
         message: String,
+        /// The `RecoveryAgent` of the transition that blocked.
+        recovery: Option<String>,
     },
 }
 
@@ -439,6 +568,7 @@ impl Step {
             kind,
             validator: None,
             message,
+            recovery: None,
         }
     }
 }

@@ -64,6 +64,10 @@ pub enum CorrectionKind {
     UnknownKeyword,
     /// A validator, contract or predicate blocked the handoff or the completion.
     Blocked,
+    /// The reply is not the JSON object a `structured` selection routes on.
+    NotJson,
+    /// No structured route's condition holds of the reply, and there is no `DefaultAgent`.
+    NoRoute,
 }
 
 impl CorrectionKind {
@@ -76,6 +80,8 @@ impl CorrectionKind {
             CorrectionKind::Ambiguous => "several keywords",
             CorrectionKind::UnknownKeyword => "unknown keyword",
             CorrectionKind::Blocked => "blocked",
+            CorrectionKind::NotJson => "not JSON",
+            CorrectionKind::NoRoute => "no route",
         }
     }
 }

@@ -19,7 +19,8 @@ impl Keywords {
     /// Indexes the keywords of `routes`.
     pub(crate) fn new(routes: &[Route]) -> Keywords {
         let mut k = Keywords::default();
-        for route in routes {
+        // A transition without a signal has no keyword to find.
+        for route in routes.iter().filter(|r| !r.keyword.is_empty()) {
             let lower = route.keyword.to_lowercase();
             if !k.index.contains_key(&lower) {
                 k.longest = k.longest.max(lower.len());

@@ -12,8 +12,10 @@ mod decision;
 mod keywords;
 mod messages;
 mod reply;
+mod select;
 mod state;
 
 pub use decide::{History, RouteError, Routed, Router};
 pub use decision::{CorrectionKind, Decision};
+pub use select::json_of;
 pub use state::{Acted, RouterState};

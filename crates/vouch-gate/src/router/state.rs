@@ -21,6 +21,14 @@ pub struct RouterState {
     /// The current state of a `statemachine` selection; its first state when `None`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<String>,
+    /// The `RecoveryAgent` taking a turn after a transition was blocked twice in a row: its
+    /// reply hands back to the state's own agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovering: Option<String>,
+    /// What a model-driven selection (`llm`, `magentic`) keeps between its decisions — the
+    /// manager's plan and counters — as the runner writes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<serde_json::Value>,
 }
 
 /// A reply the router has acted on.
