@@ -65,7 +65,7 @@ pub use config::{
     Contract as ContractConfig, ContractRef, DeclaredAgent, Hooks, Location, MachineState,
     Magentic, PipelineConfig, PredicateRef, Route, Selection, SelectionKind, StateLink,
     Termination, TerminationKind, TestSelector, Validation, ValidatorRef, Verifier,
-    load as load_config, parse as parse_config,
+    load as load_config, parse as parse_config, parse_partial as parse_config_partial,
 };
 pub use contracts::{
     CommandSucceeded, Contract, FileExists, FilesWritten, PredicateKind, TestReportPredicate,

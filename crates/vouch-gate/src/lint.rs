@@ -5,8 +5,8 @@
 use std::path::Path;
 
 use crate::config::{
-    ConfigError, ConfigErrors, Location, PipelineConfig, Route, Termination, TerminationKind,
-    did_you_mean, parse_partial,
+    ConfigError, ConfigErrors, Location, PipelineConfig, Route, SelectionKind, Termination,
+    TerminationKind, did_you_mean, parse_partial,
 };
 
 /// Returns every problem of the configuration `text` read from `path`, in the order of the
@@ -69,6 +69,26 @@ fn agents(config: &PipelineConfig, out: &mut Vec<ConfigError>) {
             named.push((a, s.location, format!("{}.AgentNames", s.key_path)));
         }
     }
+    for r in &config.selection.structured {
+        if let Some(a) = &r.agent {
+            named.push((a, r.location, format!("{}.Agent", r.key_path)));
+        }
+        for a in &r.source_agents {
+            named.push((a, r.location, format!("{}.SourceAgents", r.key_path)));
+        }
+    }
+    // Agents that speak outside the routing: the verifier, recovery agents, the default.
+    let mut outside: Vec<&str> = Vec::new();
+    if let Some(v) = &config.verifier {
+        named.push((&v.agent, v.location, "Verifier.AgentName".to_owned()));
+        outside.push(&v.agent);
+    }
+    for r in routes {
+        if let Some(a) = &r.recovery_agent {
+            named.push((a, r.location, format!("{}.RecoveryAgent", r.key_path)));
+            outside.push(a);
+        }
+    }
     let mut reported: Vec<&str> = Vec::new();
     if !declared.is_empty() {
         for (agent, location, key) in &named {
@@ -88,15 +108,24 @@ fn agents(config: &PipelineConfig, out: &mut Vec<ConfigError>) {
             ));
         }
     }
-    let start: Vec<&str> = match (declared.first(), routes.first()) {
-        (Some(first), _) => vec![*first],
+    // Only keyword routes and state machines can leave an agent out: the other selections
+    // give every agent its turn (or a model picks among them all).
+    if !matches!(
+        config.selection.kind,
+        SelectionKind::Keyword | SelectionKind::StateMachine
+    ) {
+        return;
+    }
+    let initial = config.states.first().and_then(|s| s.agent.as_deref());
+    let start: Vec<&str> = match (initial.or(declared.first().copied()), routes.first()) {
+        (Some(first), _) => vec![first],
         (None, Some(r)) if !r.source_agents.is_empty() => {
             r.source_agents.iter().map(String::as_str).collect()
         }
         // With no declared agents and an open first route, where a run starts is not known.
         _ => return,
     };
-    let mut reached: Vec<&str> = start.clone();
+    let mut reached: Vec<&str> = start.iter().chain(&outside).copied().collect();
     loop {
         let before = reached.len();
         for r in routes {
@@ -228,6 +257,14 @@ fn unused_contracts(config: &PipelineConfig, out: &mut Vec<ConfigError>) {
 
 /// A pipeline whose run has no `maxiterations` cap: agents that never agree never stop.
 fn cap(config: &PipelineConfig, out: &mut Vec<ConfigError>) {
+    // A sequential selection ends after its last agent; a magentic manager has its
+    // `MaxRoundCount`.
+    if matches!(
+        config.selection.kind,
+        SelectionKind::Sequential | SelectionKind::Magentic
+    ) {
+        return;
+    }
     match &config.termination {
         Some(t) => {
             let capped = t.all().iter().any(|s| {

@@ -51,7 +51,10 @@ pub(crate) fn body(request: &ChatRequest, model: &str) -> Value {
     if let Some(system) = &request.system {
         body["system"] = json!(system);
     }
-    if !request.tools.is_empty() {
+    if !request.tools.is_empty() && request.tool_choice != crate::chat::ToolChoice::None {
+        if request.tool_choice == crate::chat::ToolChoice::Required {
+            body["tool_choice"] = json!({"type": "any"});
+        }
         body["tools"] = request
             .tools
             .iter()

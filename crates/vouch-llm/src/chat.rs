@@ -71,8 +71,26 @@ pub struct ChatRequest {
     pub max_tokens: u32,
     /// Sampling temperature, when set.
     pub temperature: Option<f32>,
+    /// `reasoning_effort` for OpenAI-compatible reasoning models (`none`, `low`, `high`, ...),
+    /// when set.
+    pub reasoning_effort: Option<String>,
+    /// Whether the model must call a tool in this step (`Required`), may (`Auto`, the
+    /// default), or is offered none (`None`).
+    pub tool_choice: ToolChoice,
     /// The agent asking (a scripted model answers per agent; providers never see it).
     pub agent: Option<String>,
+}
+
+/// Whether a step must, may or cannot call a tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ToolChoice {
+    /// The model decides.
+    #[default]
+    Auto,
+    /// The model must call one of the tools.
+    Required,
+    /// No tools are offered.
+    None,
 }
 
 /// What the model answered.

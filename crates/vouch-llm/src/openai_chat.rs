@@ -36,7 +36,10 @@ pub(crate) fn body(request: &ChatRequest, model: &str) -> Value {
         });
     }
     let mut body = json!({"model": model, "messages": messages, "max_tokens": request.max_tokens});
-    if !request.tools.is_empty() {
+    if !request.tools.is_empty() && request.tool_choice != crate::chat::ToolChoice::None {
+        if request.tool_choice == crate::chat::ToolChoice::Required {
+            body["tool_choice"] = json!("required");
+        }
         body["tools"] = request
             .tools
             .iter()
@@ -49,6 +52,9 @@ pub(crate) fn body(request: &ChatRequest, model: &str) -> Value {
     }
     if let Some(t) = request.temperature {
         body["temperature"] = json!(t);
+    }
+    if let Some(effort) = &request.reasoning_effort {
+        body["reasoning_effort"] = json!(effort);
     }
     body
 }

@@ -25,6 +25,8 @@ pub(crate) struct RunState {
     log: Option<(std::fs::File, usize)>,
     /// The journal, once the run's past is rebuilt.
     pub(crate) journal: Option<Journal>,
+    /// Tokens the sub-agents of the current turn used (added to the turn's).
+    pub(crate) sub_usage: vouch_llm::Usage,
 }
 
 impl RunState {
@@ -41,6 +43,7 @@ impl RunState {
             own: OwnEntries::empty(String::new()),
             log: None,
             journal: None,
+            sub_usage: vouch_llm::Usage::default(),
         }
     }
 
@@ -126,22 +129,14 @@ impl RunState {
         (recorded, result)
     }
 
-    /// Returns the conversation as `agent` sees it.
-    pub(crate) fn view(&self, agent: &str) -> Vec<ChatMessage> {
-        let mut out = Vec::new();
-        for (who, message) in &self.transcript {
-            match (who.as_deref(), message) {
-                (None, m) => out.push(m.clone()),
-                (Some(w), m) if w == agent => out.push(m.clone()),
-                (Some(w), ChatMessage::Assistant { text, .. }) if !text.trim().is_empty() => {
-                    out.push(ChatMessage::User {
-                        text: format!("[{w}]: {text}"),
-                    });
-                }
-                _ => {}
-            }
-        }
-        out
+    /// Returns the conversation as `agent` sees it (`view.rs`), with the run's compaction
+    /// `window`.
+    pub(crate) fn view(
+        &self,
+        agent: &crate::config::AgentConfig,
+        window: Option<crate::config::Compaction>,
+    ) -> Vec<ChatMessage> {
+        crate::view::view(&self.transcript, agent, window)
     }
 
     /// Appends the events not yet written to the session's log (written first with its

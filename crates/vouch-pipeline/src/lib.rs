@@ -31,22 +31,31 @@
 
 #![deny(missing_docs)]
 
+mod brownfield;
 mod config;
 mod conversation;
 mod error;
+mod fallover;
 mod journal;
 pub mod models;
 mod progress;
 mod record;
 mod replay;
 mod run;
+mod selector;
 mod state;
+mod steering;
+mod subagent;
 pub mod tools;
 mod turn;
 mod verify;
+mod view;
 mod workspace;
 
-pub use config::{AgentConfig, Budget, ModelConfig, Provider, RunConfig, lint};
+pub use config::{
+    AgentConfig, Brownfield, Budget, Compaction, ContextWindow, Isolation, ModelConfig, Provider,
+    RunConfig, SubAgent, lint,
+};
 pub use error::RunError;
 pub use progress::Progress;
 pub use record::{RunRecord, TurnRecord, read_run};

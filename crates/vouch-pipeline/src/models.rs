@@ -36,10 +36,21 @@ pub fn build(config: &RunConfig) -> Result<Models, RunError> {
                 } else {
                     HttpProvider::Anthropic
                 };
-                let base = m
-                    .endpoint
-                    .clone()
-                    .unwrap_or_else(|| provider.default_base().to_owned());
+                // `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL` stand for the provider's own
+                // endpoint, as its own clients read them.
+                let env_base = std::env::var(if openai {
+                    "OPENAI_BASE_URL"
+                } else {
+                    "ANTHROPIC_BASE_URL"
+                })
+                .ok()
+                .filter(|v| !v.trim().is_empty());
+                let base = match (&m.endpoint, env_base) {
+                    (Some(e), Some(env)) if e.trim_end_matches('/') == provider.default_base() => env,
+                    (Some(e), _) => e.clone(),
+                    (None, Some(env)) => env,
+                    (None, None) => provider.default_base().to_owned(),
+                };
                 let key = provider
                     .key(&base, m.api_key_env.as_deref())
                     .map_err(|why| RunError::Model(format!("{label}: {why}")))?;
@@ -64,6 +75,17 @@ pub fn build(config: &RunConfig) -> Result<Models, RunError> {
             }
         };
         models.insert(m.alias.clone(), client);
+    }
+    // `FalloverModels`: each model with the models that stand in for it.
+    for m in config.models.iter().filter(|m| !m.fallover.is_empty()) {
+        let mut chain = Vec::new();
+        for alias in std::iter::once(&m.alias).chain(&m.fallover) {
+            let client = models.get(alias).cloned().ok_or_else(|| {
+                RunError::Model(format!("model `{}` falls over to `{alias}`, which is not declared", m.alias))
+            })?;
+            chain.push((client, config.model(alias).and_then(|c| c.model.clone())));
+        }
+        models.insert(m.alias.clone(), Arc::new(crate::fallover::Fallover { chain }));
     }
     Ok(models)
 }

@@ -157,9 +157,9 @@ pub(crate) fn replay(records: Vec<Record>, workdir: &Path) -> Result<Replayed, R
                 }
                 match decision {
                     Decision::Route { to, .. } => r.next = Some(to.unwrap_or(agent)),
-                    Decision::Correct { .. } => {
+                    Decision::Correct { agent: to, .. } => {
                         r.corrections += 1;
-                        r.next = Some(agent);
+                        r.next = Some(to.unwrap_or(agent));
                     }
                     Decision::Terminate { .. } | Decision::Stuck { .. } => {
                         r.ended = Some(decision);

@@ -31,6 +31,8 @@ use crate::error::RunError;
 use crate::journal::{self, Journal, Record};
 use crate::progress::Progress;
 use crate::replay::{Pending, replay};
+use crate::selector::Pick;
+use crate::steering::Steering;
 use crate::state::{RunFiles, state_root};
 use crate::tools::{Effect, ToolContext};
 use crate::turn::{TurnContext, TurnEnd};
@@ -196,27 +198,29 @@ fn execute(
     } else {
         RunFiles::create(&root, &workdir)?
     };
+    let brown = crate::brownfield::start(config, &workdir);
     let workspace = Workspace::new(
         &workdir,
         &[paths.change_log.clone(), PathBuf::from(".vouch")],
         &config.file_deny,
     )
+    .and_then(|w| w.with_envelope(&brown.envelope))
     .map_err(|e| RunError::Io(format!("cannot use {}: {e}", workdir.display())))?;
-    let cx = ToolContext {
+    let mut cx = ToolContext {
         workspace,
         shell: config.shell.clone(),
-        result_cap: 100_000,
+        result_cap: config.read_limit.unwrap_or(100_000),
         cancel: options.cancel.clone(),
+        change_log: Some(change_log.clone()),
+        run_id: None,
+        scratchpad: Some(files.dir.join("scratchpad.json")),
     };
+    let system = brown.system.as_deref();
     let cap = options.max_turns.or(config.budget.max_turns);
     let budget = options.max_total_tokens.or(config.budget.max_total_tokens);
-    // A state machine starts with its first state's agent; keyword selection with the first
-    // agent of `Agents`.
-    let first = match config.gates().config().states().first() {
-        Some(state) => state.agent.as_deref().and_then(|a| config.agent(a)),
-        None => config.agents.first(),
-    };
-    let Some(mut agent) = first else {
+    // A state machine starts with its initial state's agent; a structured selection with its
+    // default agent; the others with the first agent of `Agents`.
+    let Some(mut agent) = config.first_agent() else {
         return Err(RunError::Io(
             "the pipeline has no agent to start with".into(),
         ));
@@ -269,12 +273,13 @@ fn execute(
         state.run_id = vouch_evidence::new_session_id();
         state.own = vouch_evidence::OwnEntries::empty(state.run_id.clone());
         let mut journal = Journal::create(&files.journal, files.key)?;
+        let task = brown.task(&options.task);
         journal.write(&Record::Start {
             run_id: state.run_id.clone(),
-            task: options.task.clone(),
+            task: task.clone(),
         })?;
         state.journal = Some(journal);
-        state.apply_user(&options.task);
+        state.apply_user(&task);
         // The change log as the run finds it: it may hold other sessions' entries, never one of
         // this run's.
         if let Err(e) = state.own.verify(&change_log) {
@@ -282,6 +287,42 @@ fn execute(
         }
     }
     state.session.id.clone_from(&state.run_id);
+    cx.run_id = Some(state.run_id.clone());
+    let task = state
+        .transcript
+        .first()
+        .and_then(|(_, m)| match m {
+            vouch_llm::ChatMessage::User { text } => Some(text.clone()),
+            _ => None,
+        })
+        .unwrap_or_default();
+    let mut steering = Steering::new(config, models, &runtime);
+    // A model-driven selection picks the first speaker too.
+    if !resuming && config.gates().config().selection().kind.is_model_driven() {
+        match steering.pick(config, &state, &task, &mut router_state, &mut tokens) {
+            Pick::Next { agent: name, note } => {
+                agent = config.agent(&name).unwrap_or(agent);
+                let decision = Decision::Route {
+                    to: Some(agent.name.clone()),
+                    keyword: config.gates().config().selection().kind.name().to_owned(),
+                    from: None,
+                };
+                state.journal(&Record::Decided {
+                    agent: agent.name.clone(),
+                    decision,
+                    state: router_state.clone(),
+                    message: Some(note.clone()),
+                })?;
+                state.apply_user(&note);
+            }
+            Pick::Done(reason) | Pick::Stuck(reason) => {
+                return Err(RunError::Model(format!("the run could not start: {reason}")));
+            }
+        }
+    }
+    let mut window = config.compaction;
+    let mut since_verifier = 0u32;
+    let mut last_input = 0u64;
     let mut crash_after_effects = options.crash_after_effects;
     let spent = |tokens: &BTreeMap<String, Usage>| -> u64 {
         tokens.values().map(|u| u.input + u.output).sum()
@@ -320,6 +361,15 @@ fn execute(
         let client = models
             .get(&agent.model)
             .ok_or_else(|| RunError::Model(format!("no model `{}`", agent.model)))?;
+        // Past `ContextBudget.CutoverAt` prompt tokens, the compaction window applies.
+        if let Some(cutover) = config.cutover_tokens
+            && last_input >= cutover
+            && window.is_none()
+        {
+            window = Some(crate::config::Compaction::cutover());
+        }
+        let sub_alias = agent.sub_agent.model.as_deref().unwrap_or(&agent.model);
+        let sub_client = models.get(sub_alias).unwrap_or(client);
         let mut t = TurnContext {
             agent,
             client: client.as_ref(),
@@ -328,10 +378,15 @@ fn execute(
             runtime: &runtime,
             budget_left: budget.map(|b| b.saturating_sub(spent(&tokens))),
             crash_after_effects: &mut crash_after_effects,
+            system,
+            window,
+            sub: (sub_client.as_ref(), config.model(sub_alias)),
         };
         let turn = state.turn(&mut t, continuing, progress)?;
+        let turn_usage = turn.usage + std::mem::take(&mut state.sub_usage);
+        last_input = turn.usage.input;
         let used = tokens.entry(agent.name.clone()).or_default();
-        *used = *used + turn.usage;
+        *used = *used + turn_usage;
         match turn.end {
             TurnEnd::Finished => {}
             // The turn is journaled as far as it went; resuming finishes it, and records it.
@@ -378,39 +433,97 @@ fn execute(
             .decide(&history, &router_state)
             .map_err(|e| RunError::Io(e.to_string()))?;
         router_state = routed.state;
-        let (message, next) = match &routed.decision {
-            Decision::Route { to, keyword, from } => {
-                let next = to
-                    .as_deref()
-                    .and_then(|to| config.agent(to))
-                    .unwrap_or(agent);
-                let note = format!(
-                    "[routing] {} wrote {keyword}: {} takes the next turn.",
-                    from.as_deref().unwrap_or(&agent.name),
-                    next.name
-                );
-                (Some(note), next)
-            }
-            Decision::Correct { message, .. } => (Some(message.clone()), agent),
-            Decision::Terminate { .. } | Decision::Stuck { .. } => (None, agent),
-        };
+        let mut decision = routed.decision;
+        since_verifier += 1;
+        let (mut message, mut next) = (None, agent);
+        let spent_now = spent(&tokens);
+        if let Some(ended) = steering.settle(
+            config,
+            &mut decision,
+            &state,
+            &task,
+            &mut router_state,
+            &mut tokens,
+            &mut next,
+            &mut message,
+            &workdir,
+            spent_now,
+        ) {
+            // The decision stands as the steering settled it (a model's pick, a termination).
+            let _ = ended;
+        }
+        // The verifier speaks every few turns, and right after a handoff it had blocked.
+        if let Some(v) = config.gates().config().verifier()
+            && let Decision::Route { .. } = &decision
+            && (since_verifier >= v.every
+                || (v.on_suspicious && routed.iteration > 1 && corrections > 0 && !next.name.eq_ignore_ascii_case(&v.agent)))
+            && let Some(verifier) = config.agent(&v.agent)
+            && !agent.name.eq_ignore_ascii_case(&v.agent)
+        {
+            since_verifier = 0;
+            message = Some(format!(
+                "{}\n\n[verifier] {} audits the evidence before {} goes on.",
+                message.unwrap_or_default(),
+                verifier.name,
+                next.name
+            ));
+            steering.after_verifier = Some(next.name.clone());
+            next = verifier;
+            decision = Decision::Route {
+                to: Some(verifier.name.clone()),
+                keyword: "verifier".to_owned(),
+                from: Some(agent.name.clone()),
+            };
+        } else if let Some(resume) = steering.after_verifier.take()
+            && config
+                .gates()
+                .config()
+                .verifier()
+                .is_some_and(|v| agent.name.eq_ignore_ascii_case(&v.agent))
+        {
+            // The verifier has spoken: the agent it came before goes on; a finding is a
+            // correction for that agent.
+            let finding = config.gates().config().verifier().is_some_and(|v| {
+                state
+                    .transcript
+                    .iter()
+                    .rev()
+                    .take_while(|(w, _)| w.is_some())
+                    .any(|(_, m)| matches!(m, vouch_llm::ChatMessage::Assistant { text, .. } if text.contains(&v.findings_keyword)))
+            });
+            next = config.agent(&resume).unwrap_or(agent);
+            message = Some(if finding {
+                format!("[verifier] {} found an inconsistency (above): {}, address it before you go on.", agent.name, next.name)
+            } else {
+                format!("[verifier] {} found nothing amiss: {} goes on.", agent.name, next.name)
+            });
+            decision = Decision::Route {
+                to: Some(next.name.clone()),
+                keyword: "verified".to_owned(),
+                from: Some(agent.name.clone()),
+            };
+        }
+        let routed_decision = decision;
         state.journal(&Record::Decided {
             agent: agent.name.clone(),
-            decision: routed.decision.clone(),
+            decision: routed_decision.clone(),
             state: router_state.clone(),
             message: message.clone(),
         })?;
         progress(Progress::Decided {
             agent: &agent.name,
-            decision: &routed.decision,
-            usage: turn.usage,
+            decision: &routed_decision,
+            usage: turn_usage,
         });
         if let Some(text) = &message {
             state.apply_user(text);
         }
-        match routed.decision {
+        match routed_decision {
             Decision::Route { .. } => agent = next,
-            Decision::Correct { .. } => corrections += 1,
+            Decision::Correct { .. } => {
+                corrections += 1;
+                agent = next;
+            }
             Decision::Terminate { reason } => break Ended::Terminated { reason },
             Decision::Stuck {
                 agent,

@@ -14,9 +14,9 @@
 //! journaled is settled from the working directory (made: answered as it would have been; not
 //! made: run; neither: answered so), any other unanswered call runs again.
 
-use vouch_llm::{ChatRequest, ModelClient, ToolCallRequest, ToolSpec, Usage};
+use vouch_llm::{ChatRequest, ModelClient, ToolCallRequest, ToolChoice, ToolSpec, Usage};
 
-use crate::config::{AgentConfig, ModelConfig};
+use crate::config::{AgentConfig, Compaction, ModelConfig};
 use crate::conversation::RunState;
 use crate::error::RunError;
 use crate::journal::Record;
@@ -56,6 +56,13 @@ pub(crate) struct TurnContext<'a> {
     pub(crate) budget_left: Option<u64>,
     /// Side effects left before a simulated crash (crash tests only).
     pub(crate) crash_after_effects: &'a mut Option<u32>,
+    /// The run's text before every agent's instructions (`SystemPrompt`, a brownfield
+    /// convention profile).
+    pub(crate) system: Option<&'a str>,
+    /// The compaction window, when the run has one.
+    pub(crate) window: Option<Compaction>,
+    /// The sub-agent's model (`SubAgentModel`, else the agent's own) and its settings.
+    pub(crate) sub: (&'a dyn ModelClient, Option<&'a ModelConfig>),
 }
 
 impl RunState {
@@ -109,6 +116,13 @@ impl RunState {
                 })
             })
             .collect();
+        let system = match (t.system, agent.instructions.is_empty()) {
+            (Some(run), false) => Some(format!("{run}\n\n{}", agent.instructions)),
+            (Some(run), true) => Some(run.to_owned()),
+            (None, false) => Some(agent.instructions.clone()),
+            (None, true) => None,
+        };
+        let mut step = 0u32;
         loop {
             if t.cx.cancelled() {
                 turn.end = TurnEnd::Interrupted;
@@ -120,13 +134,22 @@ impl RunState {
                 turn.end = TurnEnd::OutOfTokens;
                 return Ok(turn);
             }
+            // `FunctionChoice: required` asks for a tool call in the turn's first step (later
+            // steps may answer in text, or the turn could never end).
+            let tool_choice = match agent.function_choice {
+                ToolChoice::Required if step > 0 || calls_made > 0 => ToolChoice::Auto,
+                other => other,
+            };
+            step += 1;
             let request = ChatRequest {
-                system: (!agent.instructions.is_empty()).then(|| agent.instructions.clone()),
-                messages: self.view(&agent.name),
+                system: system.clone(),
+                messages: self.view(agent, t.window),
                 tools: specs.clone(),
                 model: t.model.and_then(|m| m.model.clone()),
                 max_tokens: t.model.map_or(4096, |m| m.max_tokens),
                 temperature: t.model.and_then(|m| m.temperature),
+                reasoning_effort: t.model.and_then(|m| m.reasoning_effort.clone()),
+                tool_choice,
                 agent: Some(agent.name.clone()),
             };
             let reply = match t.runtime.block_on(t.client.chat(&request)) {
@@ -243,6 +266,11 @@ impl RunState {
                 "`{}` is not one of {}'s tools",
                 call.name, agent.name
             )));
+        }
+        if crate::subagent::is_subagent_tool(&call.name) {
+            let (out, usage) = crate::subagent::run(t, call);
+            self.sub_usage = self.sub_usage + usage;
+            return Ok(out);
         }
         match tools::prepare(&call.name, &call.arguments, t.cx) {
             Prepared::Done(out) => {

@@ -73,6 +73,11 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     max_turns: Option<u32>,
 
+    /// Send every model's requests to this base URL instead of the endpoint its
+    /// configuration names or implies (a gateway, a local server, a stand-in)
+    #[arg(long, value_name = "URL")]
+    model_endpoint: Option<String>,
+
     /// Output format
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
@@ -85,7 +90,12 @@ pub(crate) struct RunArgs {
 
 /// Runs `vouch run`.
 pub(crate) fn run(args: &RunArgs, ui: &mut Ui) -> Result<u8, CommandError> {
-    let config = RunConfig::load(&args.pipeline).map_err(|e| config_errors::report(&e, ui))?;
+    let mut config = RunConfig::load_with(&args.pipeline, args.max_turns.is_some())
+        .map_err(|e| config_errors::report(&e, ui))?;
+    config_errors::write_warnings(&mut ui.err, &args.pipeline, &config.warnings)?;
+    if let Some(url) = &args.model_endpoint {
+        config.point_models_at(url);
+    }
     if !args.workdir.is_dir() {
         return Err(CommandError::input(format!(
             "cannot run in `{}`: no such folder",

@@ -85,3 +85,22 @@ pub(crate) fn report(errors: &ConfigErrors, ui: &mut Ui) -> CommandError {
     let _ = write(&mut ui.err, errors, color);
     CommandError::reported()
 }
+
+/// Writes the warnings of the configuration at `path`: keys read and not used.
+pub(crate) fn write_warnings(
+    out: &mut impl Write,
+    path: &std::path::Path,
+    warnings: &[vouch_gate::ConfigError],
+) -> io::Result<()> {
+    for w in warnings {
+        writeln!(
+            out,
+            "{}:{}:{}: warning: {}",
+            path.display(),
+            w.location.line,
+            w.location.column,
+            w.message
+        )?;
+    }
+    Ok(())
+}

@@ -55,7 +55,7 @@ pub fn parse(path: &Path, text: &str) -> Result<PipelineConfig, ConfigErrors> {
 
 /// Parses a configuration's text as far as it can: the configuration without the parts that
 /// are wrong (`None` when the text is not YAML), and every problem found.
-pub(crate) fn parse_partial(path: &Path, text: &str) -> (Option<PipelineConfig>, ConfigErrors) {
+pub fn parse_partial(path: &Path, text: &str) -> (Option<PipelineConfig>, ConfigErrors) {
     let mut cx = Cx {
         r: Reader::default(),
         contracts: Vec::new(),

@@ -9,7 +9,7 @@ mod selection;
 
 pub(crate) use error::did_you_mean;
 pub use error::{ConfigError, ConfigErrors};
-pub(crate) use load::parse_partial;
+pub use load::parse_partial;
 pub use load::{load, parse};
 pub use model::{
     CommandPatterns, Condition, ConditionTest, Contract, ContractRef, DeclaredAgent, Hooks,

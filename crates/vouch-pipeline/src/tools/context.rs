@@ -53,6 +53,12 @@ pub struct ToolContext {
     pub result_cap: usize,
     /// Turns true when the run is interrupted: a running command is stopped.
     pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// The run's change log, which `changes_read` shows.
+    pub change_log: Option<std::path::PathBuf>,
+    /// The run's id, whose change-log entries `changes_read` shows.
+    pub run_id: Option<String>,
+    /// The run's scratchpad file, in its state directory.
+    pub scratchpad: Option<std::path::PathBuf>,
 }
 
 impl ToolContext {

@@ -4,15 +4,18 @@
 //! evidence.
 
 mod change;
+mod changes;
 mod context;
 mod delete_file;
 mod git_commit;
 mod handoff;
 mod intent;
+mod json_get;
 mod list_files;
 mod output;
 mod patch_file;
 mod read_file;
+mod scratchpad;
 mod search;
 mod shell_run;
 mod write_file;
@@ -69,6 +72,38 @@ pub const TOOLS: &[(&str, &str, &str)] = &[
         "Handoff",
         "Hand the work to the next agent by the keyword of its route.",
     ),
+    (
+        "changes_read",
+        "Changes",
+        "Read the run's change log: what each turn wrote, deleted, ran (with exit codes) and committed, as the runner recorded it.",
+    ),
+    (
+        "changes_read_latest",
+        "Changes",
+        "Read the latest entry of the run's change log: what the last turn that changed something did.",
+    ),
+    (
+        "scratchpad_write",
+        "Scratchpad",
+        "Keep a note under a key, for yourself and the other agents of this run.",
+    ),
+    ("scratchpad_read", "Scratchpad", "Read the note kept under a key."),
+    ("scratchpad_read_all", "Scratchpad", "Read every note of the scratchpad."),
+    (
+        "json_get",
+        "Json",
+        "Read a value out of a JSON file (or JSON text) by a dot path such as `results.0.status`.",
+    ),
+    (
+        "sub_agent_explore",
+        "SubAgent",
+        "Ask a read-only sub-agent a broad question about the files (which files handle X?); it explores and answers without filling your context.",
+    ),
+    (
+        "sub_agent_locate",
+        "SubAgent",
+        "Ask a read-only sub-agent where a symbol is defined.",
+    ),
 ];
 
 /// Returns what tool `name` does, for the model's tool definitions.
@@ -118,6 +153,12 @@ pub fn prepare(name: &str, args: &Value, cx: &ToolContext) -> Prepared {
         "search" => search::run(args, cx),
         "shell_run" => shell_run::run(args, cx),
         "handoff" => handoff::run(args),
+        "changes_read" => changes::run(cx, false),
+        "changes_read_latest" => changes::run(cx, true),
+        "scratchpad_write" => scratchpad::run(scratchpad::Op::Write, args, cx),
+        "scratchpad_read" => scratchpad::run(scratchpad::Op::Read, args, cx),
+        "scratchpad_read_all" => scratchpad::run(scratchpad::Op::ReadAll, args, cx),
+        "json_get" => json_get::run(args, cx),
         other => ToolOutput::error(format!(
             "there is no tool `{other}` (tools: {})",
             TOOLS
@@ -173,6 +214,27 @@ pub fn parameters(name: &str) -> Option<Value> {
         "handoff" => object(
             json!({"route_keyword": string("the keyword of the route to take (`HANDOFF TO TESTER`)")}),
             &["route_keyword"],
+        ),
+        "changes_read" | "changes_read_latest" | "scratchpad_read_all" => object(json!({}), &[]),
+        "scratchpad_write" => object(
+            json!({"key": string("the note's key"), "value": string("the note")}),
+            &["key", "value"],
+        ),
+        "scratchpad_read" => object(json!({"key": string("the note's key")}), &["key"]),
+        "json_get" => object(
+            json!({"path": string("a JSON file of the working directory"),
+                   "json": string("JSON text, instead of a file"),
+                   "field": string("a dot path (`results.0.status`); the whole value when empty")}),
+            &[],
+        ),
+        "sub_agent_explore" => object(
+            json!({"question": string("what to find out"),
+                   "format": string("`summary` (default) or `file_list`")}),
+            &["question"],
+        ),
+        "sub_agent_locate" => object(
+            json!({"symbol": string("the symbol to find")}),
+            &["symbol"],
         ),
         _ => return None,
     })

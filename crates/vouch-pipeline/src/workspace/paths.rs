@@ -51,6 +51,14 @@ pub enum Refused {
         /// The glob that denies it.
         glob: String,
     },
+    /// The path is outside `Security.ChangeEnvelope`, the globs writes must match.
+    #[error("`{path}` is outside the change envelope ({globs}): the pipeline allows writes only there")]
+    OutsideEnvelope {
+        /// The path as the agent wrote it.
+        path: String,
+        /// The envelope's globs.
+        globs: String,
+    },
     /// The path is empty.
     #[error("the path is empty")]
     Empty,
@@ -66,6 +74,8 @@ pub struct Workspace {
     protected: Vec<String>,
     deny: GlobSet,
     deny_globs: Vec<String>,
+    /// `Security.ChangeEnvelope`: when set, writes must match one of its globs.
+    envelope: Option<(GlobSet, Vec<String>)>,
 }
 
 /// What a tool may do with a path.
@@ -106,7 +116,28 @@ impl Workspace {
             root_dir: Arc::new(root_dir),
             deny: set.build().map_err(std::io::Error::other)?,
             deny_globs: deny.to_vec(),
+            envelope: None,
         })
+    }
+
+    /// Returns the workspace with writes confined to files matching `globs`
+    /// (`Security.ChangeEnvelope`); every write anywhere when `globs` is empty.
+    pub fn with_envelope(mut self, globs: &[String]) -> Result<Workspace, std::io::Error> {
+        if globs.is_empty() {
+            return Ok(self);
+        }
+        let mut set = GlobSetBuilder::new();
+        for g in globs {
+            set.add(
+                GlobBuilder::new(g.trim_start_matches("./"))
+                    .case_insensitive(true)
+                    .literal_separator(true)
+                    .build()
+                    .map_err(std::io::Error::other)?,
+            );
+        }
+        self.envelope = Some((set.build().map_err(std::io::Error::other)?, globs.to_vec()));
+        Ok(self)
     }
 
     /// Returns the root.
@@ -143,6 +174,14 @@ impl Workspace {
             let git = folded(&self.root.join(".git"));
             if under(&real_f, &git) || under(&joined_f, &git) {
                 return Err(Refused::Git(written.to_owned()));
+            }
+            if let Some((set, globs)) = &self.envelope
+                && !set.is_match(relative)
+            {
+                return Err(Refused::OutsideEnvelope {
+                    path: written.to_owned(),
+                    globs: globs.join(", "),
+                });
             }
         }
         if let Some(i) = self.deny.matches(relative).first() {

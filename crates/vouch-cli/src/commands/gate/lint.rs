@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use serde::Serialize;
-use vouch_gate::ConfigErrors;
+use vouch_gate::{ConfigError, ConfigErrors};
 
 use crate::commands::format::Format;
 use crate::error::CommandError;
@@ -22,9 +22,13 @@ use crate::ui::Ui;
 /// does not declare, routes an earlier route of the same keyword shadows, contracts nothing
 /// uses, and runs with no `maxiterations` cap. Each problem shows its file, line and column.
 ///
-/// Exit codes: 0 no problem, 1 problems, 2 a file could not be read.
+/// A pipeline to run (one with `Agents`) is checked whole: its models, agents, tools and
+/// fuseraft's top-level keys too. Keys read and not used (fuseraft's `Events`, `Telemetry`,
+/// ...) are warnings, which do not fail the lint.
+///
+/// Exit codes: 0 no problem (warnings allowed), 1 problems, 2 a file could not be read.
 /// `--format json` prints `[{"path", "problems": [{"line", "column", "key_path", "message",
-/// "hint"}]}]`.
+/// "hint"}], "warnings": [...]}]`.
 #[derive(Debug, Args)]
 pub(crate) struct LintArgs {
     /// The pipeline configurations
@@ -40,6 +44,18 @@ pub(crate) struct LintArgs {
 struct FileOutput<'a> {
     path: String,
     problems: Vec<Problem<'a>>,
+    warnings: Vec<Problem<'a>>,
+}
+
+/// Returns a problem as the JSON output shows it.
+fn shown(e: &ConfigError) -> Problem<'_> {
+    Problem {
+        line: e.location.line,
+        column: e.location.column,
+        key_path: &e.key_path,
+        message: &e.message,
+        hint: e.hint.as_deref(),
+    }
 }
 
 #[derive(Serialize)]
@@ -53,30 +69,22 @@ struct Problem<'a> {
 
 /// Runs `vouch gate lint`.
 pub(crate) fn run(args: &LintArgs, ui: &mut Ui) -> Result<u8, CommandError> {
-    let mut reports: Vec<ConfigErrors> = Vec::new();
+    let mut reports: Vec<(ConfigErrors, Vec<ConfigError>)> = Vec::new();
     for path in &args.files {
         let text = std::fs::read_to_string(path)
             .map_err(|e| CommandError::input(format!("cannot read `{}`: {e}", path.display())))?;
         reports.push(vouch_pipeline::lint(path, &text));
     }
-    let problems = reports.iter().any(|r| !r.errors.is_empty());
+    let problems = reports.iter().any(|(r, _)| !r.errors.is_empty());
+
     match args.format {
         Format::Json => {
             let files: Vec<FileOutput<'_>> = reports
                 .iter()
-                .map(|r| FileOutput {
+                .map(|(r, w)| FileOutput {
                     path: r.path.display().to_string(),
-                    problems: r
-                        .errors
-                        .iter()
-                        .map(|e| Problem {
-                            line: e.location.line,
-                            column: e.location.column,
-                            key_path: &e.key_path,
-                            message: &e.message,
-                            hint: e.hint.as_deref(),
-                        })
-                        .collect(),
+                    problems: r.errors.iter().map(shown).collect(),
+                    warnings: w.iter().map(shown).collect(),
                 })
                 .collect();
             serde_json::to_writer_pretty(&mut ui.out, &files).map_err(std::io::Error::from)?;
@@ -84,12 +92,13 @@ pub(crate) fn run(args: &LintArgs, ui: &mut Ui) -> Result<u8, CommandError> {
         }
         Format::Human => {
             let color = ui.out_color();
-            for report in &reports {
+            for (report, warnings) in &reports {
                 if report.errors.is_empty() {
                     writeln!(ui.out, "{}: no problems", report.path.display())?;
                 } else {
                     config_errors::write(&mut ui.out, report, color)?;
                 }
+                config_errors::write_warnings(&mut ui.out, &report.path, warnings)?;
             }
         }
     }

@@ -1,0 +1,108 @@
+//! fuseraft's `SubAgent` plugin: `sub_agent_explore` and `sub_agent_locate` start a read-only
+//! agent of their own — the agent's `SubAgentModel` (else its own model), its
+//! `SubAgentPlugins`' read tools (else `read_file`, `list_files`, `search`), at most
+//! `SubAgentMaxToolCalls` calls — and answer with what it found, so that a wide exploration
+//! does not fill the calling agent's context. Its calls read and never change anything.
+
+use serde_json::Value;
+use vouch_llm::{ChatMessage, ChatRequest, ToolCallRequest, ToolChoice, ToolSpec, Usage};
+
+use crate::tools::{self, ToolOutput};
+use crate::turn::TurnContext;
+
+/// The sub-agent's tools when `SubAgentPlugins` names none.
+const DEFAULT_TOOLS: [&str; 3] = ["read_file", "list_files", "search"];
+
+/// Returns true for the tools of the `SubAgent` plugin.
+pub(crate) fn is_subagent_tool(name: &str) -> bool {
+    matches!(name, "sub_agent_explore" | "sub_agent_locate")
+}
+
+/// Runs the sub-agent `call` asks for; returns its answer and the tokens it used.
+pub(crate) fn run(t: &TurnContext<'_>, call: &ToolCallRequest) -> (ToolOutput, Usage) {
+    let arg = |k: &str| call.arguments.get(k).and_then(Value::as_str).map(str::trim);
+    let question = match (call.name.as_str(), arg("question"), arg("symbol")) {
+        ("sub_agent_explore", Some(q), _) if !q.is_empty() => {
+            let format = arg("format").unwrap_or("summary");
+            format!("{q}\n\nAnswer as a {format} (for `file_list`: one path per line).")
+        }
+        ("sub_agent_locate", _, Some(s)) if !s.is_empty() => {
+            format!("Where is `{s}` defined? Answer with the file, line and a one-line description.")
+        }
+        ("sub_agent_explore", ..) => {
+            return (ToolOutput::error("missing the string argument `question`"), Usage::default());
+        }
+        _ => return (ToolOutput::error("missing the string argument `symbol`"), Usage::default()),
+    };
+    let agent = t.agent;
+    let allowed: Vec<String> = if agent.sub_agent.tools.is_empty() {
+        DEFAULT_TOOLS.iter().map(|s| (*s).to_owned()).collect()
+    } else {
+        agent.sub_agent.tools.clone()
+    };
+    let specs: Vec<ToolSpec> = allowed
+        .iter()
+        .filter_map(|name| {
+            Some(ToolSpec {
+                name: name.clone(),
+                description: tools::description(name)?.to_owned(),
+                parameters: tools::parameters(name)?,
+            })
+        })
+        .collect();
+    let (client, model) = t.sub;
+    let mut messages = vec![ChatMessage::User { text: question }];
+    let mut usage = Usage::default();
+    let mut calls = 0u32;
+    let cap = agent.sub_agent.max_tool_calls;
+    loop {
+        let request = ChatRequest {
+            system: Some(
+                "You are a read-only explorer of the working directory. Use your tools to find the facts the question asks for, cite file paths, and answer briefly. You cannot change files."
+                    .to_owned(),
+            ),
+            messages: messages.clone(),
+            tools: if calls >= cap { Vec::new() } else { specs.clone() },
+            model: model.and_then(|m| m.model.clone()),
+            max_tokens: model.map_or(4096, |m| m.max_tokens),
+            temperature: model.and_then(|m| m.temperature),
+            reasoning_effort: model.and_then(|m| m.reasoning_effort.clone()),
+            tool_choice: ToolChoice::Auto,
+            agent: Some(format!("{}:sub", agent.name)),
+        };
+        let reply = match t.runtime.block_on(client.chat(&request)) {
+            Ok(r) => r,
+            Err(e) => return (ToolOutput::error(format!("the sub-agent's model failed: {e}")), usage),
+        };
+        if let Some(u) = reply.usage {
+            usage = usage + u;
+        }
+        if reply.calls.is_empty() || calls >= cap {
+            let text = if reply.text.trim().is_empty() {
+                "(the sub-agent found nothing to say)".to_owned()
+            } else {
+                reply.text
+            };
+            return (ToolOutput::ok(text), usage);
+        }
+        messages.push(ChatMessage::Assistant {
+            text: reply.text.clone(),
+            calls: reply.calls.clone(),
+        });
+        for c in &reply.calls {
+            calls += 1;
+            let out = if !allowed.contains(&c.name) {
+                ToolOutput::denied(format!("`{}` is not one of the sub-agent's read tools", c.name))
+            } else if calls > cap {
+                ToolOutput::error(format!("the sub-agent's cap of {cap} calls is reached: answer now"))
+            } else {
+                tools::call(&c.name, &c.arguments, t.cx)
+            };
+            messages.push(ChatMessage::Tool {
+                call_id: c.id.clone(),
+                name: c.name.clone(),
+                content: out.text,
+            });
+        }
+    }
+}
