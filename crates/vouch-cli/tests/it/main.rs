@@ -3,6 +3,7 @@
 #![expect(clippy::unwrap_used, reason = "tests fail loudly")]
 
 mod adversary;
+mod fuseraft;
 mod agent_tests;
 mod gate;
 mod help;
