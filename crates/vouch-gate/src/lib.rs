@@ -75,8 +75,7 @@ pub use hook::{HookAnswer, HookInput, answer as hook_answer, evaluate_stop};
 pub use lint::lint;
 pub use predicate::{Block, GateContext, Predicate, Verdict, evaluate_gate};
 pub use router::{
-    json_of,
-    Acted, CorrectionKind, Decision, History, RouteError, Routed, Router, RouterState,
+    Acted, CorrectionKind, Decision, History, RouteError, Routed, Router, RouterState, json_of,
 };
 pub use stuck::{Correction, StuckCounter};
 pub use validators::{

@@ -21,6 +21,9 @@
 //!     shell: ShellPolicy::default(),
 //!     result_cap: 10_000,
 //!     cancel: None,
+//!     change_log: None,
+//!     run_id: None,
+//!     scratchpad: None,
 //! };
 //! let wrote = tools::call("write_file", &serde_json::json!({"path": "a.txt", "content": "hi"}), &cx);
 //! assert_eq!(wrote.text, "wrote 2 bytes to a.txt");

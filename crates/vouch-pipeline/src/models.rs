@@ -46,7 +46,9 @@ pub fn build(config: &RunConfig) -> Result<Models, RunError> {
                 .ok()
                 .filter(|v| !v.trim().is_empty());
                 let base = match (&m.endpoint, env_base) {
-                    (Some(e), Some(env)) if e.trim_end_matches('/') == provider.default_base() => env,
+                    (Some(e), Some(env)) if e.trim_end_matches('/') == provider.default_base() => {
+                        env
+                    }
                     (Some(e), _) => e.clone(),
                     (None, Some(env)) => env,
                     (None, None) => provider.default_base().to_owned(),
@@ -81,11 +83,17 @@ pub fn build(config: &RunConfig) -> Result<Models, RunError> {
         let mut chain = Vec::new();
         for alias in std::iter::once(&m.alias).chain(&m.fallover) {
             let client = models.get(alias).cloned().ok_or_else(|| {
-                RunError::Model(format!("model `{}` falls over to `{alias}`, which is not declared", m.alias))
+                RunError::Model(format!(
+                    "model `{}` falls over to `{alias}`, which is not declared",
+                    m.alias
+                ))
             })?;
             chain.push((client, config.model(alias).and_then(|c| c.model.clone())));
         }
-        models.insert(m.alias.clone(), Arc::new(crate::fallover::Fallover { chain }));
+        models.insert(
+            m.alias.clone(),
+            Arc::new(crate::fallover::Fallover { chain }),
+        );
     }
     Ok(models)
 }

@@ -32,8 +32,8 @@ use crate::journal::{self, Journal, Record};
 use crate::progress::Progress;
 use crate::replay::{Pending, replay};
 use crate::selector::Pick;
-use crate::steering::Steering;
 use crate::state::{RunFiles, state_root};
+use crate::steering::Steering;
 use crate::tools::{Effect, ToolContext};
 use crate::turn::{TurnContext, TurnEnd};
 use crate::workspace::Workspace;
@@ -316,7 +316,9 @@ fn execute(
                 state.apply_user(&note);
             }
             Pick::Done(reason) | Pick::Stuck(reason) => {
-                return Err(RunError::Model(format!("the run could not start: {reason}")));
+                return Err(RunError::Model(format!(
+                    "the run could not start: {reason}"
+                )));
             }
         }
     }
@@ -456,7 +458,10 @@ fn execute(
         if let Some(v) = config.gates().config().verifier()
             && let Decision::Route { .. } = &decision
             && (since_verifier >= v.every
-                || (v.on_suspicious && routed.iteration > 1 && corrections > 0 && !next.name.eq_ignore_ascii_case(&v.agent)))
+                || (v.on_suspicious
+                    && routed.iteration > 1
+                    && corrections > 0
+                    && !next.name.eq_ignore_ascii_case(&v.agent)))
             && let Some(verifier) = config.agent(&v.agent)
             && !agent.name.eq_ignore_ascii_case(&v.agent)
         {
@@ -493,9 +498,15 @@ fn execute(
             });
             next = config.agent(&resume).unwrap_or(agent);
             message = Some(if finding {
-                format!("[verifier] {} found an inconsistency (above): {}, address it before you go on.", agent.name, next.name)
+                format!(
+                    "[verifier] {} found an inconsistency (above): {}, address it before you go on.",
+                    agent.name, next.name
+                )
             } else {
-                format!("[verifier] {} found nothing amiss: {} goes on.", agent.name, next.name)
+                format!(
+                    "[verifier] {} found nothing amiss: {} goes on.",
+                    agent.name, next.name
+                )
             });
             decision = Decision::Route {
                 to: Some(next.name.clone()),

@@ -61,7 +61,13 @@ impl Asker<'_> {
 fn team(agents: &[AgentConfig]) -> String {
     agents
         .iter()
-        .map(|a| format!("- {}: {}", a.name, a.description.as_deref().unwrap_or("(no description)")))
+        .map(|a| {
+            format!(
+                "- {}: {}",
+                a.name,
+                a.description.as_deref().unwrap_or("(no description)")
+            )
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -84,9 +90,17 @@ fn history(transcript: &[(Option<String>, ChatMessage)]) -> String {
 
 /// Returns the agent the text names: a line that is a name, else the first name in it.
 fn named<'a>(text: &str, agents: &'a [AgentConfig]) -> Option<&'a AgentConfig> {
-    let clean = |s: &str| s.trim().trim_matches(|c: char| !c.is_alphanumeric()).to_owned();
+    let clean = |s: &str| {
+        s.trim()
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_owned()
+    };
     text.lines()
-        .find_map(|l| agents.iter().find(|a| a.name.eq_ignore_ascii_case(&clean(l))))
+        .find_map(|l| {
+            agents
+                .iter()
+                .find(|a| a.name.eq_ignore_ascii_case(&clean(l)))
+        })
         .or_else(|| {
             text.split(|c: char| !c.is_alphanumeric() && c != '_' && c != '-')
                 .find_map(|w| agents.iter().find(|a| a.name.eq_ignore_ascii_case(w)))
@@ -109,7 +123,10 @@ pub(crate) fn llm(
         .replace("{{$agents}}", &team(agents))
         .replace("{{$history}}", &history(transcript));
     for _ in 0..2 {
-        match asker.ask("You select the next speaker of a multi-agent team.", prompt.clone()) {
+        match asker.ask(
+            "You select the next speaker of a multi-agent team.",
+            prompt.clone(),
+        ) {
             Ok((text, u)) => {
                 *usage = *usage + u;
                 if let Some(a) = named(&text, agents) {
@@ -135,20 +152,37 @@ pub(crate) fn done(
     let prompt = prompt
         .unwrap_or("Is the task below complete, judging by the conversation? Answer `yes` or `no` on the first line, then why.\n\n{{$history}}")
         .replace("{{$history}}", &history(transcript));
-    let (text, u) = asker.ask("You decide whether a multi-agent team has finished its task.", prompt)?;
+    let (text, u) = asker.ask(
+        "You decide whether a multi-agent team has finished its task.",
+        prompt,
+    )?;
     *usage = *usage + u;
-    let first = text.lines().next().unwrap_or_default().trim().to_ascii_lowercase();
-    Ok(first
-        .starts_with("yes")
-        .then(|| format!("the termination model says the task is done: {}", text.trim())))
+    let first = text
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    Ok(first.starts_with("yes").then(|| {
+        format!(
+            "the termination model says the task is done: {}",
+            text.trim()
+        )
+    }))
 }
 
 /// The manager's state between rounds.
 fn counters(state: &Option<Value>) -> (Option<String>, u64, u64, u64) {
     let v = state.as_ref();
-    let n = |k: &str| v.and_then(|v| v.get(k)).and_then(Value::as_u64).unwrap_or(0);
+    let n = |k: &str| {
+        v.and_then(|v| v.get(k))
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
+    };
     (
-        v.and_then(|v| v.get("plan")).and_then(Value::as_str).map(str::to_owned),
+        v.and_then(|v| v.get("plan"))
+            .and_then(Value::as_str)
+            .map(str::to_owned),
         n("rounds"),
         n("stalls"),
         n("resets"),
@@ -168,14 +202,20 @@ pub(crate) fn magentic(
 ) -> Pick {
     let (mut plan, rounds, mut stalls, mut resets) = counters(state);
     if rounds >= u64::from(settings.max_rounds) {
-        return Pick::Done(format!("the magentic manager's MaxRoundCount of {} rounds is reached", settings.max_rounds));
+        return Pick::Done(format!(
+            "the magentic manager's MaxRoundCount of {} rounds is reached",
+            settings.max_rounds
+        ));
     }
     let system = format!(
         "You are the manager of a team. {}\nEach round you answer with one JSON object only: \
          {{\"plan\": \"the plan, when asked for one\", \"is_request_satisfied\": {{\"answer\": true|false, \"reason\": \"...\"}}, \
          \"is_progress_being_made\": {{\"answer\": true|false}}, \"is_in_loop\": {{\"answer\": true|false}}, \
          \"next_speaker\": {{\"answer\": \"<agent name>\"}}, \"instruction_or_question\": {{\"answer\": \"what that agent should do now\"}}}}",
-        settings.instructions.as_deref().unwrap_or("Plan the work, then pick who acts next and tell them what to do.")
+        settings
+            .instructions
+            .as_deref()
+            .unwrap_or("Plan the work, then pick who acts next and tell them what to do.")
     );
     let prompt = format!(
         "Task:\n{task}\n\nTeam:\n{}\n\nPlan:\n{}\n\nConversation so far:\n{}",
@@ -197,19 +237,26 @@ pub(crate) fn magentic(
         }
     }
     let Some(ledger) = ledger else {
-        return Pick::Stuck("the magentic manager did not answer with its JSON ledger, twice".to_owned());
+        return Pick::Stuck(
+            "the magentic manager did not answer with its JSON ledger, twice".to_owned(),
+        );
     };
     let answer = |k: &str| ledger.get(k).and_then(|v| v.get("answer"));
     let flag = |k: &str| answer(k).and_then(Value::as_bool);
     if plan.is_none() {
-        plan = ledger.get("plan").and_then(Value::as_str).map(str::to_owned);
+        plan = ledger
+            .get("plan")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
     }
     if flag("is_request_satisfied") == Some(true) {
         let reason = ledger
             .pointer("/is_request_satisfied/reason")
             .and_then(Value::as_str)
             .unwrap_or("the request is satisfied");
-        return Pick::Done(format!("the magentic manager says the request is satisfied: {reason}"));
+        return Pick::Done(format!(
+            "the magentic manager says the request is satisfied: {reason}"
+        ));
     }
     if flag("is_progress_being_made") == Some(false) || flag("is_in_loop") == Some(true) {
         stalls += 1;

@@ -23,7 +23,11 @@ pub(crate) struct Steering<'a> {
 }
 
 impl<'a> Steering<'a> {
-    pub(crate) fn new(_config: &RunConfig, models: &'a Models, runtime: &'a tokio::runtime::Runtime) -> Steering<'a> {
+    pub(crate) fn new(
+        _config: &RunConfig,
+        models: &'a Models,
+        runtime: &'a tokio::runtime::Runtime,
+    ) -> Steering<'a> {
         Steering {
             models,
             runtime,
@@ -47,7 +51,11 @@ impl<'a> Steering<'a> {
         let Some(client) = self.models.get(alias) else {
             return Pick::Stuck(format!("no model `{alias}`"));
         };
-        let role = if selection.kind == SelectionKind::Magentic { "manager" } else { "selector" };
+        let role = if selection.kind == SelectionKind::Magentic {
+            "manager"
+        } else {
+            "selector"
+        };
         let asker = Asker {
             client: client.as_ref(),
             model: config.model(alias),
@@ -65,13 +73,22 @@ impl<'a> Steering<'a> {
                 &mut router.selector,
                 usage,
             ),
-            _ => selector::llm(&asker, selection.prompt.as_deref(), &config.agents, &state.transcript, usage),
+            _ => selector::llm(
+                &asker,
+                selection.prompt.as_deref(),
+                &config.agents,
+                &state.transcript,
+                usage,
+            ),
         }
     }
 
     /// Settles `decision` of `current`'s reply: the next agent and the note it gets, a model's
     /// pick, and the terminations the router cannot decide.
-    #[expect(clippy::too_many_arguments, reason = "the run loop's state, passed as it is")]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the run loop's state, passed as it is"
+    )]
     pub(crate) fn settle(
         &self,
         config: &'a RunConfig,
@@ -87,7 +104,11 @@ impl<'a> Steering<'a> {
     ) -> Option<()> {
         let current = *next;
         match decision.clone() {
-            Decision::Route { to: None, keyword, from } if config.gates().config().selection().kind.is_model_driven() => {
+            Decision::Route {
+                to: None,
+                keyword,
+                from,
+            } if config.gates().config().selection().kind.is_model_driven() => {
                 match self.pick(config, state, task, router, tokens) {
                     Pick::Next { agent, note } => {
                         *next = config.agent(&agent).unwrap_or(current);
@@ -110,23 +131,40 @@ impl<'a> Steering<'a> {
                 }
             }
             Decision::Route { to, keyword, from } => {
-                *next = to.as_deref().and_then(|to| config.agent(to)).unwrap_or(current);
+                *next = to
+                    .as_deref()
+                    .and_then(|to| config.agent(to))
+                    .unwrap_or(current);
                 let who = from.as_deref().unwrap_or(&current.name);
                 let mut note = if keyword.is_empty() {
-                    format!("[routing] {who} finished: {} takes the next turn.", next.name)
+                    format!(
+                        "[routing] {who} finished: {} takes the next turn.",
+                        next.name
+                    )
                 } else {
-                    format!("[routing] {who} wrote {keyword}: {} takes the next turn.", next.name)
+                    format!(
+                        "[routing] {who} wrote {keyword}: {} takes the next turn.",
+                        next.name
+                    )
                 };
                 note.push_str(&handoff_context(config, &keyword, router, workdir));
                 *message = Some(note);
             }
-            Decision::Correct { message: m, agent, .. } => {
-                *next = agent.as_deref().and_then(|a| config.agent(a)).unwrap_or(current);
+            Decision::Correct {
+                message: m, agent, ..
+            } => {
+                *next = agent
+                    .as_deref()
+                    .and_then(|a| config.agent(a))
+                    .unwrap_or(current);
                 *message = Some(m);
             }
             Decision::Terminate { .. } | Decision::Stuck { .. } => return None,
         }
-        if matches!(decision, Decision::Terminate { .. } | Decision::Stuck { .. }) {
+        if matches!(
+            decision,
+            Decision::Terminate { .. } | Decision::Stuck { .. }
+        ) {
             return Some(());
         }
         let strategies = config
@@ -141,7 +179,9 @@ impl<'a> Steering<'a> {
                 && spent >= max
             {
                 *decision = Decision::Terminate {
-                    reason: format!("the agents have used {spent} tokens, and the `tokenbudget` termination ends the run at {max}."),
+                    reason: format!(
+                        "the agents have used {spent} tokens, and the `tokenbudget` termination ends the run at {max}."
+                    ),
                 };
                 return Some(());
             }
@@ -149,7 +189,9 @@ impl<'a> Steering<'a> {
         let applies = |s: &&&vouch_gate::Termination| {
             s.kind == TerminationKind::Llm
                 && (s.agent_names.is_empty()
-                    || s.agent_names.iter().any(|n| n.eq_ignore_ascii_case(&current.name)))
+                    || s.agent_names
+                        .iter()
+                        .any(|n| n.eq_ignore_ascii_case(&current.name)))
         };
         if let Some(llm) = strategies.iter().find(applies)
             && matches!(decision, Decision::Route { .. })
@@ -182,7 +224,12 @@ impl<'a> Steering<'a> {
 
 /// Returns the text a transition's `HandoffContext` hands over with it: each file, read from
 /// the working directory (its absence said).
-fn handoff_context(config: &RunConfig, keyword: &str, router: &RouterState, workdir: &Path) -> String {
+fn handoff_context(
+    config: &RunConfig,
+    keyword: &str,
+    router: &RouterState,
+    workdir: &Path,
+) -> String {
     let Some(to) = router.state.as_deref() else {
         return String::new();
     };

@@ -27,12 +27,22 @@ pub(crate) fn run(t: &TurnContext<'_>, call: &ToolCallRequest) -> (ToolOutput, U
             format!("{q}\n\nAnswer as a {format} (for `file_list`: one path per line).")
         }
         ("sub_agent_locate", _, Some(s)) if !s.is_empty() => {
-            format!("Where is `{s}` defined? Answer with the file, line and a one-line description.")
+            format!(
+                "Where is `{s}` defined? Answer with the file, line and a one-line description."
+            )
         }
         ("sub_agent_explore", ..) => {
-            return (ToolOutput::error("missing the string argument `question`"), Usage::default());
+            return (
+                ToolOutput::error("missing the string argument `question`"),
+                Usage::default(),
+            );
         }
-        _ => return (ToolOutput::error("missing the string argument `symbol`"), Usage::default()),
+        _ => {
+            return (
+                ToolOutput::error("missing the string argument `symbol`"),
+                Usage::default(),
+            );
+        }
     };
     let agent = t.agent;
     let allowed: Vec<String> = if agent.sub_agent.tools.is_empty() {
@@ -72,7 +82,12 @@ pub(crate) fn run(t: &TurnContext<'_>, call: &ToolCallRequest) -> (ToolOutput, U
         };
         let reply = match t.runtime.block_on(client.chat(&request)) {
             Ok(r) => r,
-            Err(e) => return (ToolOutput::error(format!("the sub-agent's model failed: {e}")), usage),
+            Err(e) => {
+                return (
+                    ToolOutput::error(format!("the sub-agent's model failed: {e}")),
+                    usage,
+                );
+            }
         };
         if let Some(u) = reply.usage {
             usage = usage + u;
@@ -92,9 +107,14 @@ pub(crate) fn run(t: &TurnContext<'_>, call: &ToolCallRequest) -> (ToolOutput, U
         for c in &reply.calls {
             calls += 1;
             let out = if !allowed.contains(&c.name) {
-                ToolOutput::denied(format!("`{}` is not one of the sub-agent's read tools", c.name))
+                ToolOutput::denied(format!(
+                    "`{}` is not one of the sub-agent's read tools",
+                    c.name
+                ))
             } else if calls > cap {
-                ToolOutput::error(format!("the sub-agent's cap of {cap} calls is reached: answer now"))
+                ToolOutput::error(format!(
+                    "the sub-agent's cap of {cap} calls is reached: answer now"
+                ))
             } else {
                 tools::call(&c.name, &c.arguments, t.cx)
             };

@@ -48,12 +48,10 @@ pub(crate) fn view(
     };
     // Of the other agents, a fresh agent sees only the reply that handed the work to it: the
     // last other agent's text before its current turn.
-    let handed = transcript[..current]
-        .iter()
-        .rposition(|(who, m)| {
-            who.as_deref().is_some_and(|w| w != name)
-                && matches!(m, ChatMessage::Assistant { text, .. } if !text.trim().is_empty())
-        });
+    let handed = transcript[..current].iter().rposition(|(who, m)| {
+        who.as_deref().is_some_and(|w| w != name)
+            && matches!(m, ChatMessage::Assistant { text, .. } if !text.trim().is_empty())
+    });
     let mut out: Vec<ChatMessage> = Vec::new();
     for (i, (who, message)) in transcript.iter().enumerate() {
         let in_turn = i >= current;
@@ -110,9 +108,14 @@ pub(crate) fn view(
 /// Returns `m` with a tool result cut to `limit` characters.
 fn cut(m: &ChatMessage, limit: Option<u32>) -> ChatMessage {
     match (m, limit) {
-        (ChatMessage::Tool { call_id, name, content }, Some(limit))
-            if content.chars().count() > limit as usize =>
-        {
+        (
+            ChatMessage::Tool {
+                call_id,
+                name,
+                content,
+            },
+            Some(limit),
+        ) if content.chars().count() > limit as usize => {
             let kept: String = content.chars().take(limit as usize).collect();
             ChatMessage::Tool {
                 call_id: call_id.clone(),
@@ -143,7 +146,9 @@ fn window_calls(mut out: Vec<ChatMessage>, pairs: usize) -> Vec<ChatMessage> {
     out.insert(
         start,
         ChatMessage::Assistant {
-            text: format!("[{dropped} earlier steps with tool calls of this turn are left out of this view]"),
+            text: format!(
+                "[{dropped} earlier steps with tool calls of this turn are left out of this view]"
+            ),
             calls: Vec::new(),
         },
     );
@@ -250,12 +255,27 @@ mod tests {
             said("Tester", "bugs"),
             user("[routing] to Dev"),
         ];
-        let fresh = view(&t, &agent("Dev", Isolation::Fresh, ContextWindow::default()), None);
+        let fresh = view(
+            &t,
+            &agent("Dev", Isolation::Fresh, ContextWindow::default()),
+            None,
+        );
         assert_eq!(
             texts(&fresh),
-            ["U task", "U [routing] to Dev", "A done 0", "U [routing] to Tester", "U [Tester]: bugs", "U [routing] to Dev"]
+            [
+                "U task",
+                "U [routing] to Dev",
+                "A done 0",
+                "U [routing] to Tester",
+                "U [Tester]: bugs",
+                "U [routing] to Dev"
+            ]
         );
-        let shared = view(&t, &agent("Dev", Isolation::Shared, ContextWindow::default()), None);
+        let shared = view(
+            &t,
+            &agent("Dev", Isolation::Shared, ContextWindow::default()),
+            None,
+        );
         assert!(texts(&shared).contains(&"U [Planner]: plan v1".to_owned()));
     }
 
@@ -271,7 +291,10 @@ mod tests {
             ..ContextWindow::default()
         };
         let v = view(&t, &agent("Rev", Isolation::Shared, cw), None);
-        assert_eq!(texts(&v), ["U task", "A looked 0", "U again", "A  1", "T 50"]);
+        assert_eq!(
+            texts(&v),
+            ["U task", "A looked 0", "U again", "A  1", "T 50"]
+        );
     }
 
     #[test]
@@ -298,7 +321,11 @@ mod tests {
             trigger_turns: 5,
             keep_turns: 2,
         });
-        let v = view(&t, &agent("A", Isolation::Shared, ContextWindow::default()), window);
+        let v = view(
+            &t,
+            &agent("A", Isolation::Shared, ContextWindow::default()),
+            window,
+        );
         let shown = texts(&v);
         assert_eq!(shown[0], "U task");
         assert!(!shown.iter().any(|s| s.contains("m0")), "{shown:?}");

@@ -9,7 +9,9 @@ use vouch_standin::{Reply, Request, Server, anthropic, openai};
 use crate::support::{repo, vouch_env};
 
 fn fixture(name: &str) -> PathBuf {
-    repo().join("crates/vouch-pipeline/tests/fixtures/fuseraft").join(name)
+    repo()
+        .join("crates/vouch-pipeline/tests/fixtures/fuseraft")
+        .join(name)
 }
 
 /// The files that load whole today, and those refused for a plugin or MCP server vouch does
@@ -26,12 +28,30 @@ const CLEAN: [&str; 9] = [
     "examples/fuseraft-designer.yaml",
 ];
 const REFUSED: [(&str, &str); 6] = [
-    ("examples/research-team.yaml", "`Http` plugin is not supported by vouch yet"),
-    ("examples/research-team.json", "`Http` plugin is not supported by vouch yet"),
-    ("examples/devops-team.yaml", "`Http` plugin is not supported by vouch yet"),
-    ("examples/cross-system-flow-analyzer.yaml", "`Document` plugin is not supported by vouch yet"),
-    ("security/red-team.yaml", "`CodeExecution` plugin is not supported by vouch yet"),
-    ("examples/playwright-mcp.yaml", "`playwright` cannot be started"),
+    (
+        "examples/research-team.yaml",
+        "`Http` plugin is not supported by vouch yet",
+    ),
+    (
+        "examples/research-team.json",
+        "`Http` plugin is not supported by vouch yet",
+    ),
+    (
+        "examples/devops-team.yaml",
+        "`Http` plugin is not supported by vouch yet",
+    ),
+    (
+        "examples/cross-system-flow-analyzer.yaml",
+        "`Document` plugin is not supported by vouch yet",
+    ),
+    (
+        "security/red-team.yaml",
+        "`CodeExecution` plugin is not supported by vouch yet",
+    ),
+    (
+        "examples/playwright-mcp.yaml",
+        "`playwright` cannot be started",
+    ),
 ];
 
 #[test]
@@ -106,7 +126,8 @@ fn run(name: &str, server: &Server, extra: &[&str]) -> (i32, String, String) {
 fn a_structured_selection_routes_on_each_agent_s_json() {
     let server = answering(|system, _| {
         if system.contains("\"title\"") {
-            json!({"title": "Gates", "content": "Gates check evidence.", "word_count": 200}).to_string()
+            json!({"title": "Gates", "content": "Gates check evidence.", "word_count": 200})
+                .to_string()
         } else if system.contains("\"verdict\"") {
             json!({"verdict": "approved", "feedback": "fine"}).to_string()
         } else {
@@ -118,12 +139,24 @@ fn a_structured_selection_routes_on_each_agent_s_json() {
     let summary: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(summary["ended"], "terminated", "{summary}");
     assert_eq!(summary["turns"], 3, "{summary}");
-    let keys: Vec<&str> = summary["tokens"].as_object().unwrap().keys().map(String::as_str).collect();
+    let keys: Vec<&str> = summary["tokens"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
     assert_eq!(keys, ["Editor", "Publisher", "Writer"]);
     // The Publisher was offered its FileSystem tools; the Writer (FunctionChoice: none) none.
     let seen = server.seen();
-    assert!(seen.iter().any(|r| r.json()["tools"].as_array().is_some_and(|t| t.iter().any(|t| t["function"]["name"] == "write_file"))));
-    assert!(seen.first().is_some_and(|r| r.json().get("tools").is_none()));
+    assert!(seen.iter().any(|r| {
+        r.json()["tools"]
+            .as_array()
+            .is_some_and(|t| t.iter().any(|t| t["function"]["name"] == "write_file"))
+    }));
+    assert!(
+        seen.first()
+            .is_some_and(|r| r.json().get("tools").is_none())
+    );
 }
 
 #[test]
@@ -142,7 +175,12 @@ fn a_sequential_selection_asks_each_agent_once_in_order() {
     // Both are Anthropic models (inferred from `claude-`), asked over the Messages API.
     assert!(server.seen().iter().all(|r| r.path.contains("messages")));
     let first = server.seen()[0].json();
-    let tools: Vec<&str> = first["tools"].as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
+    let tools: Vec<&str> = first["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
     // `Capabilities: {FileSystem: [read]}` leaves the Extractor only the read tools.
     assert_eq!(tools, ["read_file", "list_files", "search"]);
 }
@@ -150,7 +188,11 @@ fn a_sequential_selection_asks_each_agent_once_in_order() {
 #[test]
 fn a_roundrobin_selection_stops_at_the_cap_the_command_line_sets() {
     let server = answering(|_, _| "Thinking about it.".to_owned());
-    let (code, stdout, stderr) = run("examples/fuseraft-designer.yaml", &server, &["--max-turns", "2"]);
+    let (code, stdout, stderr) = run(
+        "examples/fuseraft-designer.yaml",
+        &server,
+        &["--max-turns", "2"],
+    );
     assert_eq!(code, 1, "{stdout}\n{stderr}");
     let summary: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(summary["ended"], "turn_cap", "{summary}");
@@ -181,10 +223,21 @@ fn a_magentic_manager_picks_the_speakers_and_ends_the_run() {
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     let summary: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(summary["turns"], 1, "{summary}");
-    assert!(summary["reason"].as_str().unwrap_or_default().contains("satisfied"), "{summary}");
+    assert!(
+        summary["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("satisfied"),
+        "{summary}"
+    );
     assert!(summary["tokens"].get("(manager)").is_some(), "{summary}");
     // The researcher was given the manager's instruction.
-    assert!(server.seen().iter().any(|r| r.json().to_string().contains("Find three facts.")));
+    assert!(
+        server
+            .seen()
+            .iter()
+            .any(|r| r.json().to_string().contains("Find three facts."))
+    );
 }
 
 #[test]

@@ -3,8 +3,8 @@
 #![expect(clippy::unwrap_used, reason = "tests fail loudly")]
 
 mod adversary;
-mod fuseraft;
 mod agent_tests;
+mod fuseraft;
 mod gate;
 mod help;
 mod hook;

@@ -300,7 +300,7 @@ impl Cx {
                         other,
                         ["composite", "regex", "maxiterations", "tokenbudget", "llm"],
                     )
-                        .map(|k| format!("did you mean `{k}`?"));
+                    .map(|k| format!("did you mean `{k}`?"));
                     self.error(
                         Location::of(n),
                         &p,
@@ -486,7 +486,10 @@ impl Cx {
                     Some("`Reinstruct` (correct the agent) or `Abort` (end the run)".into()),
                 );
             }
-            if let Some(t) = e.get("Threshold").and_then(|(tn, tp)| self.positive(tn, &tp)) {
+            if let Some(t) = e
+                .get("Threshold")
+                .and_then(|(tn, tp)| self.positive(tn, &tp))
+            {
                 smallest = Some(smallest.map_or(t, |s| s.min(t)));
             }
             self.unknown_keys(&e, &["Action", "Threshold"]);

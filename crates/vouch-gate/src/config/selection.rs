@@ -7,7 +7,7 @@ use serde_saphyr::Spanned;
 use crate::config::error::did_you_mean;
 use crate::config::load::Cx;
 use crate::config::model::{
-    Condition, ConditionTest, Magentic, MachineState, Route, Selection, SelectionKind, StateLink,
+    Condition, ConditionTest, MachineState, Magentic, Route, Selection, SelectionKind, StateLink,
 };
 use crate::config::node::{Location, Node};
 use crate::config::reader::Map;
@@ -96,10 +96,9 @@ impl Cx {
             out.selection.default_agent = self.string(n, &p);
         }
         if let Some((n, p)) = m.get("StructuredRoutes") {
-            out.selection.structured =
-                self.list(n, &p, "structured routes", |cx, item, p| {
-                    cx.structured_route(item, p)
-                });
+            out.selection.structured = self.list(n, &p, "structured routes", |cx, item, p| {
+                cx.structured_route(item, p)
+            });
         }
         // The selector's model is the runner's to read (`Selection.Model`).
         let _ = m.get("Model");
@@ -256,11 +255,14 @@ impl Cx {
     fn magentic(&mut self, node: &Spanned<Node>, path: &str) -> Option<Magentic> {
         let mut m = self.map(node, path)?;
         if m.get("Model").is_none() {
-            self.error(m.location, path, "the magentic manager needs a `Model`", None);
+            self.error(
+                m.location,
+                path,
+                "the magentic manager needs a `Model`",
+                None,
+            );
         }
-        let instructions = m
-            .get("Instructions")
-            .and_then(|(n, p)| self.string(n, &p));
+        let instructions = m.get("Instructions").and_then(|(n, p)| self.string(n, &p));
         let mut count = |key: &str, default: u32, cx: &mut Cx| {
             m.get(key)
                 .and_then(|(n, p)| cx.positive(n, &p))
@@ -306,7 +308,12 @@ impl Cx {
         let condition = match m.get("Condition") {
             Some((n, p)) => self.condition(n, &p),
             None => {
-                self.error(m.location, path, "a structured route needs a `Condition`", None);
+                self.error(
+                    m.location,
+                    path,
+                    "a structured route needs a `Condition`",
+                    None,
+                );
                 None
             }
         };
@@ -326,7 +333,12 @@ impl Cx {
             ],
         );
         let Some(agent) = agent else {
-            self.error(m.location, path, "a structured route needs an `Agent`", None);
+            self.error(
+                m.location,
+                path,
+                "a structured route needs an `Agent`",
+                None,
+            );
             return None;
         };
         let condition = condition?;
@@ -582,14 +594,18 @@ impl Cx {
         if let Some((n, p)) = m.get("Contract") {
             gates.contracts.extend(self.contract_names(n, &p));
         }
-        let recovery_agent = m
-            .get("RecoveryAgent")
-            .and_then(|(n, p)| self.string(n, &p));
+        let recovery_agent = m.get("RecoveryAgent").and_then(|(n, p)| self.string(n, &p));
         let handoff_context = match m.get("HandoffContext") {
             Some((n, p)) => self.handoff_context(n, &p),
             None => Vec::new(),
         };
-        for key in ["MaxRevisits", "ReviewArtifactPath", "Parallel", "Targets", "Merge"] {
+        for key in [
+            "MaxRevisits",
+            "ReviewArtifactPath",
+            "Parallel",
+            "Targets",
+            "Merge",
+        ] {
             if let Some((n, p)) = m.get(key) {
                 self.error(
                     Location::of(n),

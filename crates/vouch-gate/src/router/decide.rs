@@ -195,9 +195,9 @@ impl Router {
                     // takes a turn on the block before the state's agent tries again.
                     Correction::Correct { consecutive }
                         if consecutive >= 2
-                            && recovery
-                                .as_deref()
-                                .is_some_and(|r| !agent.is_some_and(|a| a.eq_ignore_ascii_case(r))) =>
+                            && recovery.as_deref().is_some_and(|r| {
+                                !agent.is_some_and(|a| a.eq_ignore_ascii_case(r))
+                            }) =>
                     {
                         let recovery = recovery.unwrap_or_default();
                         state.recovering = Some(recovery.clone());

@@ -24,7 +24,11 @@ pub(crate) enum Selected<'c> {
 }
 
 /// Applies `config`'s selection to a reply of `agent` whose text is `text`.
-pub(crate) fn select<'c>(config: &'c PipelineConfig, agent: Option<&str>, text: &str) -> Selected<'c> {
+pub(crate) fn select<'c>(
+    config: &'c PipelineConfig,
+    agent: Option<&str>,
+    text: &str,
+) -> Selected<'c> {
     let names: Vec<&str> = config.agents().iter().map(|a| a.name.as_str()).collect();
     let position = agent.and_then(|a| names.iter().position(|n| n.eq_ignore_ascii_case(a)));
     let selection = config.selection();
@@ -172,7 +176,10 @@ mod tests {
             json_of("Verdict:\n```json\n{\"verdict\": \"approved\"}\n```\nAPPROVED"),
             Some(json!({"verdict": "approved"}))
         );
-        assert_eq!(json_of("here: {\"x\": true} done"), Some(json!({"x": true})));
+        assert_eq!(
+            json_of("here: {\"x\": true} done"),
+            Some(json!({"x": true}))
+        );
         assert_eq!(json_of("no json here"), None);
         assert_eq!(json_of("[1, 2]"), None);
     }
@@ -180,11 +187,26 @@ mod tests {
     #[test]
     fn conditions_read_dot_paths_and_ignore_case() {
         let v = json!({"verdict": "Approved", "review": {"score": 3, "tags": ["ok", "fast"]}, "gone": null});
-        assert!(holds(&condition("verdict", ConditionTest::Is("approved".into())), &v));
-        assert!(holds(&condition("review.score", ConditionTest::Is("3".into())), &v));
-        assert!(holds(&condition("review.tags", ConditionTest::Contains("fast".into())), &v));
-        assert!(holds(&condition("verdict", ConditionTest::Contains("prov".into())), &v));
-        assert!(holds(&condition("missing", ConditionTest::IsNot("x".into())), &v));
+        assert!(holds(
+            &condition("verdict", ConditionTest::Is("approved".into())),
+            &v
+        ));
+        assert!(holds(
+            &condition("review.score", ConditionTest::Is("3".into())),
+            &v
+        ));
+        assert!(holds(
+            &condition("review.tags", ConditionTest::Contains("fast".into())),
+            &v
+        ));
+        assert!(holds(
+            &condition("verdict", ConditionTest::Contains("prov".into())),
+            &v
+        ));
+        assert!(holds(
+            &condition("missing", ConditionTest::IsNot("x".into())),
+            &v
+        ));
         assert!(!holds(&condition("gone", ConditionTest::Exists(true)), &v));
         assert!(holds(&condition("gone", ConditionTest::Exists(false)), &v));
     }

@@ -106,13 +106,28 @@ const AGENT_KEYS: &[&str] = &[
 ];
 
 /// fuseraft's plugins vouch does not have, by name.
-const NOT_YET: &[&str] = &["Http", "Document", "CodeExecution", "Probe", "Chatroom", "Plan", "Graph", "Decision"];
+const NOT_YET: &[&str] = &[
+    "Http",
+    "Document",
+    "CodeExecution",
+    "Probe",
+    "Chatroom",
+    "Plan",
+    "Graph",
+    "Decision",
+];
 
 /// The tags `Capabilities` filters a plugin's tools by.
 fn capability(tool: &str) -> &'static str {
     match tool {
-        "read_file" | "list_files" | "search" | "changes_read" | "changes_read_latest"
-        | "scratchpad_read" | "scratchpad_read_all" | "json_get" => "read",
+        "read_file"
+        | "list_files"
+        | "search"
+        | "changes_read"
+        | "changes_read_latest"
+        | "scratchpad_read"
+        | "scratchpad_read_all"
+        | "json_get" => "read",
         "write_file" | "patch_file" | "git_commit" | "scratchpad_write" => "write",
         "delete_file" => "delete",
         "shell_run" => "run",
@@ -165,7 +180,10 @@ pub(super) fn agents(
         let Some(mut m) = r.map(item, &p) else {
             continue;
         };
-        let name = m.get("Name").and_then(|(n, pp)| r.string(n, &pp)).filter(|n| !n.trim().is_empty());
+        let name = m
+            .get("Name")
+            .and_then(|(n, pp)| r.string(n, &pp))
+            .filter(|n| !n.trim().is_empty());
         let description = m.get("Description").and_then(|(n, pp)| r.string(n, &pp));
         let instructions = instructions(r, &mut m, dir);
         let model = match (m.get("Model"), &name) {
@@ -191,7 +209,12 @@ pub(super) fn agents(
                 Some("required") => ToolChoice::Required,
                 Some("none") => ToolChoice::None,
                 Some(other) => {
-                    r.error(Location::of(n), &pp, format!("unknown function choice `{other}`"), Some("`auto`, `required` or `none`".into()));
+                    r.error(
+                        Location::of(n),
+                        &pp,
+                        format!("unknown function choice `{other}`"),
+                        Some("`auto`, `required` or `none`".into()),
+                    );
                     ToolChoice::Auto
                 }
             },
@@ -202,18 +225,33 @@ pub(super) fn agents(
                 Some("fresh") | None => Isolation::Fresh,
                 Some("shared") => Isolation::Shared,
                 Some("fork") => {
-                    r.error(Location::of(n), &pp, "fuseraft's `Isolation: Fork` is not supported by vouch", Some("`Fresh` or `Shared`".into()));
+                    r.error(
+                        Location::of(n),
+                        &pp,
+                        "fuseraft's `Isolation: Fork` is not supported by vouch",
+                        Some("`Fresh` or `Shared`".into()),
+                    );
                     Isolation::Fresh
                 }
                 Some(other) => {
-                    r.error(Location::of(n), &pp, format!("unknown isolation `{other}`"), Some("`Fresh` or `Shared`".into()));
+                    r.error(
+                        Location::of(n),
+                        &pp,
+                        format!("unknown isolation `{other}`"),
+                        Some("`Fresh` or `Shared`".into()),
+                    );
                     Isolation::Fresh
                 }
             },
             None => Isolation::Fresh,
         };
-        let context_window = m.get("ContextWindow").map(|(n, pp)| context_window(r, n, &pp)).unwrap_or_default();
-        let max_in_turn_tool_pairs = m.get("MaxInTurnToolPairs").and_then(|(n, pp)| r.positive(n, &pp));
+        let context_window = m
+            .get("ContextWindow")
+            .map(|(n, pp)| context_window(r, n, &pp))
+            .unwrap_or_default();
+        let max_in_turn_tool_pairs = m
+            .get("MaxInTurnToolPairs")
+            .and_then(|(n, pp)| r.positive(n, &pp));
         if let Some((n, pp)) = m.get("MaxInTurnContextTokens") {
             r.error(
                 Location::of(n),
@@ -224,23 +262,53 @@ pub(super) fn agents(
         }
         let sub_agent = sub_agent(r, &mut m);
         if let Some((n, pp)) = m.get("TrustScore") {
-            let score = n.value.scalar().and_then(|s| s.parse::<f64>().ok()).filter(|s| (0.0..=1.0).contains(s));
+            let score = n
+                .value
+                .scalar()
+                .and_then(|s| s.parse::<f64>().ok())
+                .filter(|s| (0.0..=1.0).contains(s));
             if score.is_none() {
-                r.error(Location::of(n), &pp, format!("`TrustScore` is a number from 0 to 1, found {}", n.value.described()), None);
+                r.error(
+                    Location::of(n),
+                    &pp,
+                    format!(
+                        "`TrustScore` is a number from 0 to 1, found {}",
+                        n.value.described()
+                    ),
+                    None,
+                );
             }
         }
         for key in ["RemoteAgent", "Context"] {
             if let Some((n, pp)) = m.get(key) {
-                r.error(Location::of(n), &pp, format!("fuseraft's agent key `{key}` is not supported by vouch"), None);
+                r.error(
+                    Location::of(n),
+                    &pp,
+                    format!("fuseraft's agent key `{key}` is not supported by vouch"),
+                    None,
+                );
             }
         }
         r.unknown_keys(&m, AGENT_KEYS);
         let (Some(name), Some((model, _, _))) = (name, model) else {
-            r.error(m.location, &p, "an agent needs a `Name` and a `Model`", None);
+            r.error(
+                m.location,
+                &p,
+                "an agent needs a `Name` and a `Model`",
+                None,
+            );
             continue;
         };
-        if let Some((first, ..)) = out.iter().find(|(a, ..)| a.name.eq_ignore_ascii_case(&name)) {
-            r.error(m.location, &p, format!("agent `{}` is declared twice", first.name), None);
+        if let Some((first, ..)) = out
+            .iter()
+            .find(|(a, ..)| a.name.eq_ignore_ascii_case(&name))
+        {
+            r.error(
+                m.location,
+                &p,
+                format!("agent `{}` is declared twice", first.name),
+                None,
+            );
             continue;
         }
         out.push((
@@ -267,7 +335,10 @@ pub(super) fn agents(
 /// Reads `Instructions`, `InstructionsFile` or `AgentFile` (one of them).
 fn instructions(r: &mut Reader, m: &mut Map<'_>, dir: &Path) -> String {
     let inline = m.get("Instructions");
-    let mut text = inline.as_ref().and_then(|(n, pp)| r.string(n, pp)).unwrap_or_default();
+    let mut text = inline
+        .as_ref()
+        .and_then(|(n, pp)| r.string(n, pp))
+        .unwrap_or_default();
     for key in ["InstructionsFile", "AgentFile"] {
         let Some((n, pp)) = m.get(key) else {
             continue;
@@ -283,7 +354,12 @@ fn instructions(r: &mut Reader, m: &mut Map<'_>, dir: &Path) -> String {
         if let Some(file) = r.string(n, &pp) {
             match std::fs::read_to_string(dir.join(&file)) {
                 Ok(read) => text = read,
-                Err(e) => r.error(Location::of(n), &pp, format!("cannot read `{file}`: {e}"), None),
+                Err(e) => r.error(
+                    Location::of(n),
+                    &pp,
+                    format!("cannot read `{file}`: {e}"),
+                    None,
+                ),
             }
         }
     }
@@ -304,7 +380,12 @@ fn tools(r: &mut Reader, m: &mut Map<'_>) -> Vec<String> {
             } else if TOOLS.iter().any(|(name, _, _)| *name == t) {
                 tools.push(t);
             } else if let Some(known) = NOT_YET.iter().find(|p| p.eq_ignore_ascii_case(&t)) {
-                r.error(at, &pp, format!("fuseraft's `{known}` plugin is not supported by vouch yet"), Some(format!("plugins: {}", plugin_names())));
+                r.error(
+                    at,
+                    &pp,
+                    format!("fuseraft's `{known}` plugin is not supported by vouch yet"),
+                    Some(format!("plugins: {}", plugin_names())),
+                );
             } else {
                 r.error(
                     at,
@@ -320,13 +401,25 @@ fn tools(r: &mut Reader, m: &mut Map<'_>) -> Vec<String> {
     {
         for (plugin, tags) in caps.entries() {
             let cp = format!("{pp}.{}", plugin.value);
-            let wanted: Vec<String> = r.strings(tags, &cp).into_iter().map(|(s, _)| s.to_ascii_lowercase()).collect();
+            let wanted: Vec<String> = r
+                .strings(tags, &cp)
+                .into_iter()
+                .map(|(s, _)| s.to_ascii_lowercase())
+                .collect();
             for tag in &wanted {
                 if !["read", "write", "delete", "run", "use"].contains(&tag.as_str()) {
-                    r.error(Location::of(tags), &cp, format!("unknown capability `{tag}`"), Some("`read`, `write`, `delete`, `run`".into()));
+                    r.error(
+                        Location::of(tags),
+                        &cp,
+                        format!("unknown capability `{tag}`"),
+                        Some("`read`, `write`, `delete`, `run`".into()),
+                    );
                 }
             }
-            match plugins.iter_mut().find(|(p, _)| p.eq_ignore_ascii_case(&plugin.value)) {
+            match plugins
+                .iter_mut()
+                .find(|(p, _)| p.eq_ignore_ascii_case(&plugin.value))
+            {
                 Some((_, list)) => {
                     list.retain(|t| wanted.iter().any(|w| w == capability(t)));
                     if list.is_empty() {
@@ -341,7 +434,10 @@ fn tools(r: &mut Reader, m: &mut Map<'_>) -> Vec<String> {
                 None => r.error(
                     Location::of(plugin),
                     &cp,
-                    format!("`Capabilities` names `{}`, which the agent's `Plugins` do not list", plugin.value),
+                    format!(
+                        "`Capabilities` names `{}`, which the agent's `Plugins` do not list",
+                        plugin.value
+                    ),
                     None,
                 ),
             }
@@ -367,14 +463,27 @@ fn context_window(r: &mut Reader, node: &Spanned<Node>, path: &str) -> ContextWi
         w.text_only = r.boolean(n, &p).unwrap_or(false);
     }
     w.max_turn_age = m.get("MaxTurnAge").and_then(|(n, p)| r.positive(n, &p));
-    w.max_tail_messages = m.get("MaxTailMessages").and_then(|(n, p)| r.positive(n, &p));
-    w.max_tool_result_chars = m.get("MaxToolResultChars").and_then(|(n, p)| r.positive(n, &p));
+    w.max_tail_messages = m
+        .get("MaxTailMessages")
+        .and_then(|(n, p)| r.positive(n, &p));
+    w.max_tool_result_chars = m
+        .get("MaxToolResultChars")
+        .and_then(|(n, p)| r.positive(n, &p));
     if let Some((n, p)) = m.get("ExcludeAgents") {
         w.exclude_agents = r.strings(n, &p).into_iter().map(|(s, _)| s).collect();
     }
-    for key in ["ContextCapFraction", "ToolResultCharOverrides", "MaxReplayChars"] {
+    for key in [
+        "ContextCapFraction",
+        "ToolResultCharOverrides",
+        "MaxReplayChars",
+    ] {
         if let Some((n, p)) = m.get(key) {
-            r.error(Location::of(n), &p, format!("fuseraft's `ContextWindow.{key}` is not supported by vouch"), None);
+            r.error(
+                Location::of(n),
+                &p,
+                format!("fuseraft's `ContextWindow.{key}` is not supported by vouch"),
+                None,
+            );
         }
     }
     r.unknown_keys(
@@ -408,8 +517,15 @@ fn sub_agent(r: &mut Reader, m: &mut Map<'_>) -> SubAgent {
     if let Some((n, p)) = m.get("SubAgentPlugins") {
         for (plugin, at) in r.strings(n, &p) {
             match plugin_tools(&plugin) {
-                Some(tools) => s.tools.extend(tools.into_iter().filter(|t| capability(t) == "read")),
-                None => r.error(at, &p, format!("`{plugin}` is not a plugin a sub-agent can use"), Some("`FileSystem` and `Search` (read-only)".into())),
+                Some(tools) => s
+                    .tools
+                    .extend(tools.into_iter().filter(|t| capability(t) == "read")),
+                None => r.error(
+                    at,
+                    &p,
+                    format!("`{plugin}` is not a plugin a sub-agent can use"),
+                    Some("`FileSystem` and `Search` (read-only)".into()),
+                ),
             }
         }
     }

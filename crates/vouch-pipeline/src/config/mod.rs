@@ -105,8 +105,7 @@ impl RunConfig {
         // turns it off.
         let (partial, gate_errors) = vouch_gate::parse_config_partial(path, &text);
         let partial = partial.map(|c| c.strict_unless_configured(true));
-        let (config, runner_errors, warnings) =
-            run_sections(path, &text, partial.as_ref(), capped);
+        let (config, runner_errors, warnings) = run_sections(path, &text, partial.as_ref(), capped);
         let mut errors = gate_errors.errors;
         merge(&mut errors, runner_errors);
         match partial {
@@ -192,7 +191,16 @@ pub fn lint(path: &Path, text: &str) -> (ConfigErrors, Vec<ConfigError>) {
                 .map_or(&root, |(_, v)| v),
             _ => &root,
         };
-        matches!(&top.value, Node::Map(entries) if entries.iter().any(|(k, _)| k.value.eq_ignore_ascii_case("Agents") || k.value.eq_ignore_ascii_case("Models")))
+        // Meant to run: it declares `Models`, or an agent names its model (fuseraft's inline
+        // models); a gates-only file lists its agents by name.
+        let Node::Map(entries) = &top.value else {
+            return false;
+        };
+        entries.iter().any(|(k, v)| {
+            k.value.eq_ignore_ascii_case("Models")
+                || (k.value.eq_ignore_ascii_case("Agents")
+                    && matches!(&v.value, Node::Seq(items) if items.iter().any(|a| find(a, "Model").is_some())))
+        })
     });
     let mut warnings = Vec::new();
     if runnable {
@@ -354,25 +362,33 @@ fn find<'a>(node: &'a Spanned<Node>, key: &str) -> Option<&'a Spanned<Node>> {
 
 /// Reads the models the gates' sections name: `Selection.Model`, `Selection.Magentic.Model`
 /// and an `llm` strategy's `Model` (the gates read the rest of those sections).
-fn selector_models(r: &mut Reader, top: &vouch_gate::yaml::Map<'_>, dir: &Path, out: &mut RunSections) {
+fn selector_models(
+    r: &mut Reader,
+    top: &vouch_gate::yaml::Map<'_>,
+    dir: &Path,
+    out: &mut RunSections,
+) {
     let section = |key: &str| {
         top.entries()
             .iter()
             .find(|(k, _)| k.value.eq_ignore_ascii_case(key))
             .map(|(_, v)| v)
     };
-    let named = |r: &mut Reader, node: &Spanned<Node>, path: &str, who: &str, out: &mut RunSections| {
-        let alias = models::agent_model(r, node, path, who, &out.models, dir).map(|(alias, own)| {
-            if let Some(own) = own {
-                out.models.push(own);
+    let named =
+        |r: &mut Reader, node: &Spanned<Node>, path: &str, who: &str, out: &mut RunSections| {
+            let alias =
+                models::agent_model(r, node, path, who, &out.models, dir).map(|(alias, own)| {
+                    if let Some(own) = own {
+                        out.models.push(own);
+                    }
+                    alias
+                });
+            if let Some(alias) = &alias {
+                out.named_models
+                    .push((alias.clone(), Location::of(node), path.to_owned()));
             }
             alias
-        });
-        if let Some(alias) = &alias {
-            out.named_models.push((alias.clone(), Location::of(node), path.to_owned()));
-        }
-        alias
-    };
+        };
     if let Some(selection) = section("Selection") {
         if let Some(model) = find(selection, "Model") {
             out.selector_model = named(r, model, "Selection.Model", "selector", out);
@@ -394,7 +410,11 @@ fn selector_models(r: &mut Reader, top: &vouch_gate::yaml::Map<'_>, dir: &Path, 
     }
     for agent in &out.agents.clone() {
         if let Some(model) = &agent.sub_agent.model {
-            out.named_models.push((model.clone(), Location::default(), format!("{}.SubAgentModel", agent.name)));
+            out.named_models.push((
+                model.clone(),
+                Location::default(),
+                format!("{}.SubAgentModel", agent.name),
+            ));
         }
     }
 }
@@ -463,27 +483,57 @@ fn check_against_gates(r: &mut Reader, gates: &PipelineConfig, config: &RunSecti
             );
         }
     }
-    let declared = |name: &str| config.agents.iter().any(|a| a.name.eq_ignore_ascii_case(name));
+    let declared = |name: &str| {
+        config
+            .agents
+            .iter()
+            .any(|a| a.name.eq_ignore_ascii_case(name))
+    };
     let mut others: Vec<(&str, Location, String, &str)> = Vec::new();
     if let Some(d) = &gates.selection().default_agent {
-        others.push((d, config.top.unwrap_or_default(), "Selection.DefaultAgent".into(), "the default agent"));
+        others.push((
+            d,
+            config.top.unwrap_or_default(),
+            "Selection.DefaultAgent".into(),
+            "the default agent",
+        ));
     }
     if let Some(v) = gates.verifier() {
-        others.push((&v.agent, v.location, "Verifier.AgentName".into(), "the verifier"));
+        others.push((
+            &v.agent,
+            v.location,
+            "Verifier.AgentName".into(),
+            "the verifier",
+        ));
     }
     for route in gates.routes() {
         if let Some(a) = &route.recovery_agent {
-            others.push((a, route.location, format!("{}.RecoveryAgent", route.key_path), "the recovery agent"));
+            others.push((
+                a,
+                route.location,
+                format!("{}.RecoveryAgent", route.key_path),
+                "the recovery agent",
+            ));
         }
     }
     for (name, at, p, what) in others {
         if !declared(name) {
-            r.error(at, &p, format!("{what} `{name}` is not declared in `Agents`"), None);
+            r.error(
+                at,
+                &p,
+                format!("{what} `{name}` is not declared in `Agents`"),
+                None,
+            );
         }
     }
     for (alias, at, p) in &config.named_models {
         if !config.models.iter().any(|m| &m.alias == alias) {
-            r.error(*at, p, format!("the model `{alias}` is not declared in `Models`"), None);
+            r.error(
+                *at,
+                p,
+                format!("the model `{alias}` is not declared in `Models`"),
+                None,
+            );
         }
     }
     let kind = gates.selection().kind;
@@ -491,7 +541,15 @@ fn check_against_gates(r: &mut Reader, gates: &PipelineConfig, config: &RunSecti
         r.error(
             config.top.unwrap_or_default(),
             "Selection",
-            format!("a `{}` selection needs a model to ask: `{}`", kind.name(), if kind == SelectionKind::Llm { "Selection.Model" } else { "Selection.Magentic.Model" }),
+            format!(
+                "a `{}` selection needs a model to ask: `{}`",
+                kind.name(),
+                if kind == SelectionKind::Llm {
+                    "Selection.Model"
+                } else {
+                    "Selection.Magentic.Model"
+                }
+            ),
             None,
         );
     }
@@ -499,7 +557,12 @@ fn check_against_gates(r: &mut Reader, gates: &PipelineConfig, config: &RunSecti
         && let Some(llm) = t.all().into_iter().find(|s| s.kind == TerminationKind::Llm)
         && config.termination_model.is_none()
     {
-        r.error(llm.location, &llm.key_path, "an `llm` termination needs a `Model` to ask", None);
+        r.error(
+            llm.location,
+            &llm.key_path,
+            "an `llm` termination needs a `Model` to ask",
+            None,
+        );
     }
     let capped = capped
         || config.budget.max_turns.is_some()
@@ -507,7 +570,10 @@ fn check_against_gates(r: &mut Reader, gates: &PipelineConfig, config: &RunSecti
         || gates.termination().is_some_and(|t| {
             t.all().iter().any(|s| {
                 s.max_iterations.is_some()
-                    && matches!(s.kind, TerminationKind::MaxIterations | TerminationKind::Composite)
+                    && matches!(
+                        s.kind,
+                        TerminationKind::MaxIterations | TerminationKind::Composite
+                    )
             })
         });
     if !capped {

@@ -65,11 +65,26 @@ fn vendor_of(id: &str) -> Option<Vendor> {
         })
     };
     if starts(&["gpt-", "o1", "o3", "o4", "chatgpt-"]) {
-        v("openai", Provider::OpenAi, "https://api.openai.com/v1", Some("OPENAI_API_KEY"))
+        v(
+            "openai",
+            Provider::OpenAi,
+            "https://api.openai.com/v1",
+            Some("OPENAI_API_KEY"),
+        )
     } else if starts(&["grok-"]) {
-        v("xai", Provider::OpenAi, "https://api.x.ai/v1", Some("XAI_API_KEY"))
+        v(
+            "xai",
+            Provider::OpenAi,
+            "https://api.x.ai/v1",
+            Some("XAI_API_KEY"),
+        )
     } else if starts(&["claude-"]) {
-        v("anthropic", Provider::Anthropic, "https://api.anthropic.com", Some("ANTHROPIC_API_KEY"))
+        v(
+            "anthropic",
+            Provider::Anthropic,
+            "https://api.anthropic.com",
+            Some("ANTHROPIC_API_KEY"),
+        )
     } else if starts(&["gemini-", "learnlm-"]) {
         v(
             "google",
@@ -77,31 +92,67 @@ fn vendor_of(id: &str) -> Option<Vendor> {
             "https://generativelanguage.googleapis.com/v1beta/openai",
             Some("GOOGLE_AI_API_KEY"),
         )
-    } else if starts(&["mistral-", "mixtral-", "codestral-", "pixtral-", "ministral-"]) {
-        v("mistral", Provider::OpenAi, "https://api.mistral.ai/v1", Some("MISTRAL_API_KEY"))
+    } else if starts(&[
+        "mistral-",
+        "mixtral-",
+        "codestral-",
+        "pixtral-",
+        "ministral-",
+    ]) {
+        v(
+            "mistral",
+            Provider::OpenAi,
+            "https://api.mistral.ai/v1",
+            Some("MISTRAL_API_KEY"),
+        )
     } else if starts(&["deepseek-"]) {
-        v("deepseek", Provider::OpenAi, "https://api.deepseek.com/v1", Some("DEEPSEEK_API_KEY"))
-    } else if starts(&["llama", "phi", "qwen", "gemma", "codellama", "smollm"]) || id.contains(':') {
-        v("ollama", Provider::OpenAi, "http://localhost:11434/v1", None)
+        v(
+            "deepseek",
+            Provider::OpenAi,
+            "https://api.deepseek.com/v1",
+            Some("DEEPSEEK_API_KEY"),
+        )
+    } else if starts(&["llama", "phi", "qwen", "gemma", "codellama", "smollm"]) || id.contains(':')
+    {
+        v(
+            "ollama",
+            Provider::OpenAi,
+            "http://localhost:11434/v1",
+            None,
+        )
     } else {
         None
     }
 }
 
 /// A provider as written: its client, and its vendor's default endpoint and key variable.
-fn provider_named(name: &str) -> Result<(Provider, Option<&'static str>, Option<&'static str>), String> {
+fn provider_named(
+    name: &str,
+) -> Result<(Provider, Option<&'static str>, Option<&'static str>), String> {
     Ok(match name.trim().to_ascii_lowercase().as_str() {
         "openai" => (Provider::OpenAi, None, None),
         "anthropic" => (Provider::Anthropic, None, None),
         "scripted" => (Provider::Scripted, None, None),
-        "xai" | "grok" => (Provider::OpenAi, Some("https://api.x.ai/v1"), Some("XAI_API_KEY")),
+        "xai" | "grok" => (
+            Provider::OpenAi,
+            Some("https://api.x.ai/v1"),
+            Some("XAI_API_KEY"),
+        ),
         "google" | "gemini" => (
             Provider::OpenAi,
             Some("https://generativelanguage.googleapis.com/v1beta/openai"),
             Some("GOOGLE_AI_API_KEY"),
         ),
-        "mistral" => (Provider::OpenAi, Some("https://api.mistral.ai/v1"), Some("MISTRAL_API_KEY")),
-        "deepseek" => (Provider::OpenAi, Some("https://api.deepseek.com/v1"), Some("DEEPSEEK_API_KEY")),
+        "mistral" => (
+            Provider::OpenAi,
+            Some("https://api.mistral.ai/v1"),
+            Some("MISTRAL_API_KEY"),
+        ),
+        "deepseek" => (
+            Provider::OpenAi,
+            Some("https://api.deepseek.com/v1"),
+            Some("DEEPSEEK_API_KEY"),
+        ),
         "ollama" => (Provider::OpenAi, Some("http://localhost:11434/v1"), None),
         "azure" | "azureopenai" => {
             return Err("fuseraft's `azure` provider is not supported by vouch: Azure OpenAI needs its deployment URL and `api-key` header".into());
@@ -111,7 +162,8 @@ fn provider_named(name: &str) -> Result<(Provider, Option<&'static str>, Option<
 }
 
 /// The providers a configuration may name, for hints.
-const PROVIDERS: &str = "openai (any compatible server), anthropic, xai, google, mistral, deepseek, ollama, scripted";
+const PROVIDERS: &str =
+    "openai (any compatible server), anthropic, xai, google, mistral, deepseek, ollama, scripted";
 
 /// The keys of a model entry.
 const MODEL_KEYS: &[&str] = &[
@@ -134,7 +186,12 @@ const MODEL_KEYS: &[&str] = &[
 ];
 
 /// Reads `Models`: each alias and its model.
-pub(super) fn models(r: &mut Reader, node: &Spanned<Node>, path: &str, dir: &Path) -> Vec<ModelConfig> {
+pub(super) fn models(
+    r: &mut Reader,
+    node: &Spanned<Node>,
+    path: &str,
+    dir: &Path,
+) -> Vec<ModelConfig> {
     let Some(all) = r.map(node, path) else {
         return Vec::new();
     };
@@ -169,7 +226,9 @@ pub(super) fn agent_model(
             let id = m
                 .entries()
                 .iter()
-                .find(|(k, _)| k.value.eq_ignore_ascii_case("ModelId") || k.value.eq_ignore_ascii_case("Model"))
+                .find(|(k, _)| {
+                    k.value.eq_ignore_ascii_case("ModelId") || k.value.eq_ignore_ascii_case("Model")
+                })
                 .and_then(|(_, v)| v.value.scalar());
             let base = id
                 .as_deref()
@@ -222,14 +281,22 @@ fn entry(
     dir: &Path,
     base: Option<&ModelConfig>,
 ) -> Option<ModelConfig> {
-    let text = |key: &str, r: &mut Reader, m: &mut Map<'_>| m.get(key).and_then(|(n, pp)| r.string(n, &pp));
+    let text = |key: &str, r: &mut Reader, m: &mut Map<'_>| {
+        m.get(key).and_then(|(n, pp)| r.string(n, &pp))
+    };
     let id = text("ModelId", r, m).or_else(|| text("Model", r, m));
+    let provider_key = m.get("Provider").is_some();
     let provider_written = m.get("Provider").and_then(|(n, pp)| {
         let name = r.string(n, &pp)?;
         match provider_named(&name) {
             Ok(found) => Some(found),
             Err(why) => {
-                r.error(Location::of(n), &pp, why, Some(format!("providers: {PROVIDERS}")));
+                r.error(
+                    Location::of(n),
+                    &pp,
+                    why,
+                    Some(format!("providers: {PROVIDERS}")),
+                );
                 None
             }
         }
@@ -240,7 +307,12 @@ fn entry(
         // Several keys of one provider, rotated by fuseraft: vouch reads the first.
         let vars = r.strings(n, &pp);
         if vars.len() > 1 {
-            r.warn(Location::of(n), &pp, "vouch uses the first of `ApiKeyEnvVars`; it does not rotate keys", None);
+            r.warn(
+                Location::of(n),
+                &pp,
+                "vouch uses the first of `ApiKeyEnvVars`; it does not rotate keys",
+                None,
+            );
         }
     }
     for key in ["ApiKey", "ApiKeys"] {
@@ -276,7 +348,10 @@ fn entry(
             r.error(
                 Location::of(n),
                 &pp,
-                format!("`Temperature` is a number from 0 to 2, found {}", n.value.described()),
+                format!(
+                    "`Temperature` is a number from 0 to 2, found {}",
+                    n.value.described()
+                ),
                 None,
             );
         }
@@ -289,8 +364,15 @@ fn entry(
         .unwrap_or_default();
     if let Some((n, pp)) = m.get("FalloverOn") {
         for (when, at) in r.strings(n, &pp) {
-            if !["error", "ratelimit", "timeout", "servererror", "any"].contains(&when.to_ascii_lowercase().as_str()) {
-                r.error(at, &pp, format!("unknown fallover condition `{when}`"), Some("vouch falls over on any failed request; write `Any`".into()));
+            if !["error", "ratelimit", "timeout", "servererror", "any"]
+                .contains(&when.to_ascii_lowercase().as_str())
+            {
+                r.error(
+                    at,
+                    &pp,
+                    format!("unknown fallover condition `{when}`"),
+                    Some("vouch falls over on any failed request; write `Any`".into()),
+                );
             }
         }
     }
@@ -302,6 +384,8 @@ fn entry(
         (None, Some(b), _) => (b.provider, None, None),
         (None, None, Some(v)) => (v.provider, Some(v.endpoint), v.key_env),
         (None, None, None) if script.is_some() => (Provider::Scripted, None, None),
+        // A `Provider` that was wrong is reported already.
+        (None, None, None) if provider_key => return None,
         (None, None, None) => {
             if endpoint.is_some() {
                 (Provider::OpenAi, None, None)
@@ -310,8 +394,12 @@ fn entry(
                     m.location,
                     p,
                     match &id {
-                        Some(id) => format!("cannot tell the provider of `{id}`: write `Provider` or an `Endpoint`"),
-                        None => "a model needs a `ModelId` (or a `Provider` and `Script`)".to_owned(),
+                        Some(id) => format!(
+                            "cannot tell the provider of `{id}`: write `Provider` or an `Endpoint`"
+                        ),
+                        None => {
+                            "a model needs a `ModelId` (or a `Provider` and `Script`)".to_owned()
+                        }
                     },
                     Some(format!("providers: {PROVIDERS}")),
                 );
@@ -333,7 +421,12 @@ fn entry(
             .and_then(|v| v.key_env)
     });
     if provider == Provider::Scripted && script.is_none() && base.is_none() {
-        r.error(m.location, p, "a scripted model needs a `Script`: the file of its replies", None);
+        r.error(
+            m.location,
+            p,
+            "a scripted model needs a `Script`: the file of its replies",
+            None,
+        );
     }
     if provider == Provider::Anthropic && reasoning_effort.is_some() {
         r.error(

@@ -46,17 +46,41 @@ pub struct Brownfield {
 
 /// Keys fuseraft documents that only concern its own logs and files: read, and warned about.
 const OBSERVABILITY: &[(&str, &str)] = &[
-    ("Telemetry", "vouch writes no OpenTelemetry spans; its record is the run's journal and session"),
+    (
+        "Telemetry",
+        "vouch writes no OpenTelemetry spans; its record is the run's journal and session",
+    ),
     ("Output", "vouch's summary is `--format json`"),
-    ("Events", "vouch's events are the run's session (`vouch session show`)"),
-    ("Checkpoint", "vouch journals every step and resumes with `vouch run --resume`"),
-    ("EvidenceStore", "vouch's evidence is the change log and session it writes itself"),
-    ("Chatroom", "vouch has no Chatroom plugin; no agent can post to it"),
-    ("WarnTurnTokens", "vouch prints each turn's tokens; it does not warn on a size"),
+    (
+        "Events",
+        "vouch's events are the run's session (`vouch session show`)",
+    ),
+    (
+        "Checkpoint",
+        "vouch journals every step and resumes with `vouch run --resume`",
+    ),
+    (
+        "EvidenceStore",
+        "vouch's evidence is the change log and session it writes itself",
+    ),
+    (
+        "Chatroom",
+        "vouch has no Chatroom plugin; no agent can post to it",
+    ),
+    (
+        "WarnTurnTokens",
+        "vouch prints each turn's tokens; it does not warn on a size",
+    ),
 ];
 
 /// Keys fuseraft documents that vouch does not run.
-const UNSUPPORTED: &[&str] = &["Saga", "ApiProfiles", "SkillCuration", "Memory", "McpServers"];
+const UNSUPPORTED: &[&str] = &[
+    "Saga",
+    "ApiProfiles",
+    "SkillCuration",
+    "Memory",
+    "McpServers",
+];
 
 /// The top-level keys this file reads.
 pub(super) const KEYS: &[&str] = &[
@@ -96,7 +120,12 @@ pub(super) fn read(r: &mut Reader, top: &mut Map<'_>, dir: &Path, out: &mut RunS
         match std::fs::read_to_string(dir.join(&name)) {
             Ok(text) => Some(text),
             Err(e) => {
-                r.error(Location::of(n), &p, format!("cannot read `{name}`: {e}"), None);
+                r.error(
+                    Location::of(n),
+                    &p,
+                    format!("cannot read `{name}`: {e}"),
+                    None,
+                );
                 None
             }
         }
@@ -117,7 +146,12 @@ pub(super) fn read(r: &mut Reader, top: &mut Map<'_>, dir: &Path, out: &mut RunS
         }
         if let Some((wn, wp)) = m.get("WarnAt") {
             let _ = r.positive(wn, &wp);
-            r.warn(Location::of(wn), &wp, "vouch prints each turn's tokens; it does not warn on a size", None);
+            r.warn(
+                Location::of(wn),
+                &wp,
+                "vouch prints each turn's tokens; it does not warn on a size",
+                None,
+            );
         }
         r.unknown_keys(&m, &["CutoverAt", "WarnAt"]);
     }
@@ -126,7 +160,12 @@ pub(super) fn read(r: &mut Reader, top: &mut Map<'_>, dir: &Path, out: &mut RunS
     }
     for (key, why) in OBSERVABILITY {
         if let Some((n, p)) = top.get(key) {
-            r.warn(Location::of(n), &p, format!("fuseraft's `{key}` is read and not used: {why}"), None);
+            r.warn(
+                Location::of(n),
+                &p,
+                format!("fuseraft's `{key}` is read and not used: {why}"),
+                None,
+            );
         }
     }
     for key in UNSUPPORTED {
@@ -149,7 +188,11 @@ pub(super) fn read(r: &mut Reader, top: &mut Map<'_>, dir: &Path, out: &mut RunS
             } else {
                 format!(
                     "fuseraft's `McpServers` is not supported by vouch yet: {} cannot be started",
-                    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+                    names
+                        .iter()
+                        .map(|n| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 )
             };
             r.error(Location::of(n), &p, message, None);
@@ -160,13 +203,26 @@ pub(super) fn read(r: &mut Reader, top: &mut Map<'_>, dir: &Path, out: &mut RunS
 /// Reads `Compaction`.
 fn compaction(r: &mut Reader, node: &Spanned<Node>, path: &str) -> Option<Compaction> {
     let mut m = r.map(node, path)?;
-    let trigger_turns = m.get("TriggerTurnCount").and_then(|(n, p)| r.positive(n, &p)).unwrap_or(25);
-    let keep_turns = m.get("KeepRecentTurns").and_then(|(n, p)| r.positive(n, &p)).unwrap_or(10);
+    let trigger_turns = m
+        .get("TriggerTurnCount")
+        .and_then(|(n, p)| r.positive(n, &p))
+        .unwrap_or(25);
+    let keep_turns = m
+        .get("KeepRecentTurns")
+        .and_then(|(n, p)| r.positive(n, &p))
+        .unwrap_or(10);
     if let Some((n, p)) = m.get("Mode")
         && let Some(mode) = r.string(n, &p)
         && !["lossless", "intent", "window"].contains(&mode.to_ascii_lowercase().as_str())
     {
-        r.error(Location::of(n), &p, format!("unknown compaction mode `{mode}`"), Some("`lossless`, `intent` (vouch keeps the whole record and shows recent turns)".into()));
+        r.error(
+            Location::of(n),
+            &p,
+            format!("unknown compaction mode `{mode}`"),
+            Some(
+                "`lossless`, `intent` (vouch keeps the whole record and shows recent turns)".into(),
+            ),
+        );
     }
     r.unknown_keys(&m, &["TriggerTurnCount", "KeepRecentTurns", "Mode"]);
     Some(Compaction {
@@ -182,14 +238,33 @@ fn brownfield(r: &mut Reader, node: &Spanned<Node>, path: &str) -> Option<Brownf
     if let Some((n, p)) = m.get("EntryPoints") {
         b.entry_points = r.strings(n, &p).into_iter().map(|(s, _)| s).collect();
     }
-    b.discovery_brief = m.get("DiscoveryBriefPath").and_then(|(n, p)| r.string(n, &p)).map(PathBuf::from);
-    b.convention_profile = m.get("ConventionProfilePath").and_then(|(n, p)| r.string(n, &p)).map(PathBuf::from);
+    b.discovery_brief = m
+        .get("DiscoveryBriefPath")
+        .and_then(|(n, p)| r.string(n, &p))
+        .map(PathBuf::from);
+    b.convention_profile = m
+        .get("ConventionProfilePath")
+        .and_then(|(n, p)| r.string(n, &p))
+        .map(PathBuf::from);
     if let Some((n, p)) = m.get("SeedEnvelopeFromBrief") {
         b.seed_envelope = r.boolean(n, &p).unwrap_or(false);
     }
     if b.seed_envelope && b.discovery_brief.is_none() {
-        r.error(m.location, path, "`SeedEnvelopeFromBrief` needs a `DiscoveryBriefPath`", None);
+        r.error(
+            m.location,
+            path,
+            "`SeedEnvelopeFromBrief` needs a `DiscoveryBriefPath`",
+            None,
+        );
     }
-    r.unknown_keys(&m, &["EntryPoints", "DiscoveryBriefPath", "ConventionProfilePath", "SeedEnvelopeFromBrief"]);
+    r.unknown_keys(
+        &m,
+        &[
+            "EntryPoints",
+            "DiscoveryBriefPath",
+            "ConventionProfilePath",
+            "SeedEnvelopeFromBrief",
+        ],
+    );
     Some(b)
 }

@@ -92,7 +92,12 @@ pub(super) fn security(r: &mut Reader, node: &Spanned<Node>, path: &str, out: &m
     if let Some((n, p)) = m.get("ChangeEnvelope") {
         for (glob, at) in r.strings(n, &p) {
             if glob.starts_with('/') || glob.split('/').any(|c| c == "..") {
-                r.error(at, &p, format!("`{glob}` leads outside the working directory"), None);
+                r.error(
+                    at,
+                    &p,
+                    format!("`{glob}` leads outside the working directory"),
+                    None,
+                );
                 continue;
             }
             match globset::Glob::new(&glob) {
@@ -101,7 +106,12 @@ pub(super) fn security(r: &mut Reader, node: &Spanned<Node>, path: &str, out: &m
             }
         }
     }
-    for key in ["FileSystemPermissions", "ShellPolicy", "HttpAllowedHosts", "AllowPrivateHosts"] {
+    for key in [
+        "FileSystemPermissions",
+        "ShellPolicy",
+        "HttpAllowedHosts",
+        "AllowPrivateHosts",
+    ] {
         if let Some((n, p)) = m.get(key) {
             r.error(
                 Location::of(n),
@@ -135,4 +145,3 @@ pub(super) fn security(r: &mut Reader, node: &Spanned<Node>, path: &str, out: &m
         ],
     );
 }
-

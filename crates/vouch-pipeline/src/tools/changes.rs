@@ -15,7 +15,9 @@ pub(super) fn run(cx: &ToolContext, latest: bool) -> ToolOutput {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return ToolOutput::ok("the change log is empty: no turn has written, deleted, run or committed anything yet");
+            return ToolOutput::ok(
+                "the change log is empty: no turn has written, deleted, run or committed anything yet",
+            );
         }
         Err(e) => return ToolOutput::error(format!("cannot read the change log: {e}")),
     };
@@ -28,8 +30,17 @@ pub(super) fn run(cx: &ToolContext, latest: bool) -> ToolOutput {
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-        .filter(|s| cx.run_id.as_deref().is_none_or(|id| s.get("session_id").and_then(Value::as_str) == Some(id)))
-        .flat_map(|s| s.get("turns").and_then(Value::as_array).into_iter().flatten())
+        .filter(|s| {
+            cx.run_id
+                .as_deref()
+                .is_none_or(|id| s.get("session_id").and_then(Value::as_str) == Some(id))
+        })
+        .flat_map(|s| {
+            s.get("turns")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+        })
         .collect();
     let shown: Vec<&Value> = if latest {
         turns.last().copied().into_iter().collect()

@@ -8,7 +8,10 @@ use crate::workspace::Access;
 
 /// Answers `json_get(path | json, field)`.
 pub(super) fn run(args: &Value, cx: &ToolContext) -> ToolOutput {
-    let text = match (args.get("path").and_then(Value::as_str), args.get("json").and_then(Value::as_str)) {
+    let text = match (
+        args.get("path").and_then(Value::as_str),
+        args.get("json").and_then(Value::as_str),
+    ) {
         (Some(path), _) => match cx.workspace.resolve(path, Access::Read) {
             Ok(real) => match std::fs::read_to_string(&real) {
                 Ok(t) => t,
@@ -17,13 +20,19 @@ pub(super) fn run(args: &Value, cx: &ToolContext) -> ToolOutput {
             Err(why) => return ToolOutput::denied(why.to_string()),
         },
         (None, Some(json)) => json.to_owned(),
-        (None, None) => return ToolOutput::error("give `path` (a JSON file) or `json` (JSON text)"),
+        (None, None) => {
+            return ToolOutput::error("give `path` (a JSON file) or `json` (JSON text)");
+        }
     };
     let value: Value = match serde_json::from_str(&text) {
         Ok(v) => v,
         Err(e) => return ToolOutput::error(format!("not JSON: {e}")),
     };
-    let field = args.get("field").and_then(Value::as_str).unwrap_or("").trim();
+    let field = args
+        .get("field")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .trim();
     let found = field
         .split('.')
         .filter(|k| !k.is_empty())

@@ -87,8 +87,16 @@ pub const TOOLS: &[(&str, &str, &str)] = &[
         "Scratchpad",
         "Keep a note under a key, for yourself and the other agents of this run.",
     ),
-    ("scratchpad_read", "Scratchpad", "Read the note kept under a key."),
-    ("scratchpad_read_all", "Scratchpad", "Read every note of the scratchpad."),
+    (
+        "scratchpad_read",
+        "Scratchpad",
+        "Read the note kept under a key.",
+    ),
+    (
+        "scratchpad_read_all",
+        "Scratchpad",
+        "Read every note of the scratchpad.",
+    ),
     (
         "json_get",
         "Json",
@@ -232,10 +240,7 @@ pub fn parameters(name: &str) -> Option<Value> {
                    "format": string("`summary` (default) or `file_list`")}),
             &["question"],
         ),
-        "sub_agent_locate" => object(
-            json!({"symbol": string("the symbol to find")}),
-            &["symbol"],
-        ),
+        "sub_agent_locate" => object(json!({"symbol": string("the symbol to find")}), &["symbol"]),
         _ => return None,
     })
 }

@@ -65,7 +65,9 @@ pub(super) fn run(op: Op, args: &Value, cx: &ToolContext) -> ToolOutput {
 
 fn load(path: &Path) -> Result<BTreeMap<String, String>, String> {
     match std::fs::read_to_string(path) {
-        Ok(text) => serde_json::from_str(&text).map_err(|e| format!("the scratchpad is not readable: {e}")),
+        Ok(text) => {
+            serde_json::from_str(&text).map_err(|e| format!("the scratchpad is not readable: {e}"))
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(BTreeMap::new()),
         Err(e) => Err(format!("cannot read the scratchpad: {e}")),
     }

@@ -52,7 +52,9 @@ pub enum Refused {
         glob: String,
     },
     /// The path is outside `Security.ChangeEnvelope`, the globs writes must match.
-    #[error("`{path}` is outside the change envelope ({globs}): the pipeline allows writes only there")]
+    #[error(
+        "`{path}` is outside the change envelope ({globs}): the pipeline allows writes only there"
+    )]
     OutsideEnvelope {
         /// The path as the agent wrote it.
         path: String,

@@ -21,6 +21,9 @@ fn cx(dir: &Path, shell: ShellPolicy) -> ToolContext {
         shell,
         result_cap: 10_000,
         cancel: None,
+        change_log: None,
+        run_id: None,
+        scratchpad: None,
     }
 }
 
