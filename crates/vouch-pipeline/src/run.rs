@@ -439,7 +439,8 @@ fn execute(
         since_verifier += 1;
         let (mut message, mut next) = (None, agent);
         let spent_now = spent(&tokens);
-        if let Some(ended) = steering.settle(
+        // The decision stands as the steering settled it (a model's pick, a termination).
+        steering.settle(
             config,
             &mut decision,
             &state,
@@ -450,10 +451,7 @@ fn execute(
             &mut message,
             &workdir,
             spent_now,
-        ) {
-            // The decision stands as the steering settled it (a model's pick, a termination).
-            let _ = ended;
-        }
+        );
         // The verifier speaks every few turns, and right after a handoff it had blocked.
         if let Some(v) = config.gates().config().verifier()
             && let Decision::Route { .. } = &decision

@@ -172,8 +172,8 @@ pub(crate) fn done(
 }
 
 /// The manager's state between rounds.
-fn counters(state: &Option<Value>) -> (Option<String>, u64, u64, u64) {
-    let v = state.as_ref();
+fn counters(state: Option<&Value>) -> (Option<String>, u64, u64, u64) {
+    let v = state;
     let n = |k: &str| {
         v.and_then(|v| v.get(k))
             .and_then(Value::as_u64)
@@ -200,7 +200,7 @@ pub(crate) fn magentic(
     state: &mut Option<Value>,
     usage: &mut Usage,
 ) -> Pick {
-    let (mut plan, rounds, mut stalls, mut resets) = counters(state);
+    let (mut plan, rounds, mut stalls, mut resets) = counters(state.as_ref());
     if rounds >= u64::from(settings.max_rounds) {
         return Pick::Done(format!(
             "the magentic manager's MaxRoundCount of {} rounds is reached",

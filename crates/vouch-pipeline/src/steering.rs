@@ -4,6 +4,7 @@
 //! tokens (`tokenbudget`) or a model (`llm`).
 
 use std::collections::BTreeMap;
+use std::fmt::Write;
 use std::path::Path;
 
 use vouch_gate::{Decision, RouterState, SelectionKind, TerminationKind};
@@ -101,7 +102,7 @@ impl<'a> Steering<'a> {
         message: &mut Option<String>,
         workdir: &Path,
         spent: u64,
-    ) -> Option<()> {
+    ) {
         let current = *next;
         match decision.clone() {
             Decision::Route {
@@ -159,13 +160,13 @@ impl<'a> Steering<'a> {
                     .unwrap_or(current);
                 *message = Some(m);
             }
-            Decision::Terminate { .. } | Decision::Stuck { .. } => return None,
+            Decision::Terminate { .. } | Decision::Stuck { .. } => return,
         }
         if matches!(
             decision,
             Decision::Terminate { .. } | Decision::Stuck { .. }
         ) {
-            return Some(());
+            return;
         }
         let strategies = config
             .gates()
@@ -183,7 +184,7 @@ impl<'a> Steering<'a> {
                         "the agents have used {spent} tokens, and the `tokenbudget` termination ends the run at {max}."
                     ),
                 };
-                return Some(());
+                return;
             }
         }
         let applies = |s: &&&vouch_gate::Termination| {
@@ -196,8 +197,12 @@ impl<'a> Steering<'a> {
         if let Some(llm) = strategies.iter().find(applies)
             && matches!(decision, Decision::Route { .. })
         {
-            let alias = config.termination_model.as_deref()?;
-            let client = self.models.get(alias)?;
+            let Some(alias) = config.termination_model.as_deref() else {
+                return;
+            };
+            let Some(client) = self.models.get(alias) else {
+                return;
+            };
             let asker = Asker {
                 client: client.as_ref(),
                 model: config.model(alias),
@@ -218,7 +223,6 @@ impl<'a> Steering<'a> {
                 }
             }
         }
-        Some(())
     }
 }
 
@@ -245,7 +249,7 @@ fn handoff_context(
             let text = std::fs::read_to_string(workdir.join(file))
                 .unwrap_or_else(|e| format!("(cannot be read: {e})"));
             let cut: String = text.chars().take(20_000).collect();
-            out.push_str(&format!("\n\n[handoff context] {file}:\n{cut}"));
+            let _ = write!(out, "\n\n[handoff context] {file}:\n{cut}");
         }
     }
     out

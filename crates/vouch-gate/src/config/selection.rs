@@ -49,7 +49,7 @@ impl Cx {
         let kind = self.selection_kind(&mut m);
         out.selection.kind = kind.unwrap_or(SelectionKind::Keyword);
         if let Some((n, p)) = m.get("Routes") {
-            out.routes = self.list(n, &p, "routes", |cx, item, p| cx.route(item, p));
+            out.routes = self.list(n, &p, "routes", Cx::route);
         }
         // The state machine: fuseraft's `StateMachine: {Initial, States: {...}}`, or vouch's
         // earlier `States: [...]` beside `Type`.

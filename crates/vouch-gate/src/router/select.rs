@@ -78,8 +78,11 @@ pub(crate) fn select<'c>(
                 )),
             }
         }
-        SelectionKind::Llm | SelectionKind::Magentic => Selected::ByModel,
-        SelectionKind::Keyword | SelectionKind::StateMachine => Selected::ByModel,
+        // Keyword and state-machine replies never get here; a model picks for the others.
+        SelectionKind::Llm
+        | SelectionKind::Magentic
+        | SelectionKind::Keyword
+        | SelectionKind::StateMachine => Selected::ByModel,
     }
 }
 

@@ -159,10 +159,6 @@ fn plugin_names() -> String {
 
 /// Reads `Agents`. Each agent's model is an alias of `declared`, or its own (added to
 /// `models`).
-#[expect(
-    clippy::many_single_char_names,
-    reason = "r, m, p and n are the reader, the mapping, its path and a node, as in vouch-gate's loader"
-)]
 pub(super) fn agents(
     r: &mut Reader,
     node: &Spanned<Node>,

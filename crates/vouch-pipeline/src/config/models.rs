@@ -269,10 +269,6 @@ pub(super) fn agent_model(
 }
 
 /// Reads one model's keys from `m`; `base` is the declared model an agent's mapping refines.
-#[expect(
-    clippy::many_single_char_names,
-    reason = "r, m, p and n are the reader, the mapping, its path and a node, as in vouch-gate's loader"
-)]
 fn entry(
     r: &mut Reader,
     m: &mut Map<'_>,

@@ -116,7 +116,7 @@ fn state_machine_mistakes_are_load_errors() {
         messages,
         [
             "transition to `Implemnt`, which `States` does not declare",
-            "state `Orphan` cannot be reached from the first state, `Implement`",
+            "state `Orphan` cannot be reached from the initial state, `Implement`",
         ]
     );
 }
