@@ -49,6 +49,37 @@ pub struct ChangeEntry {
     pub commands_run: Vec<CommandRun>,
     /// Commits made.
     pub git_commits: Vec<String>,
+    /// Calls of tools beyond files and commands (MCP servers' tools): vouch's extension,
+    /// `ToolCalls` in the file.
+    pub tool_calls: Vec<ToolCallRun>,
+}
+
+/// A call of an MCP server's tool during a turn, as the change log keeps it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "PascalCase", default)]
+#[non_exhaustive]
+pub struct ToolCallRun {
+    /// The tool, as the session names it (`mcp__github__create_pull_request`).
+    pub tool: String,
+    /// Its arguments.
+    pub arguments: serde_json::Value,
+    /// True when the tool answered with an error.
+    pub is_error: bool,
+}
+
+impl ToolCallRun {
+    /// Returns the record of a call of `tool` with `arguments`.
+    pub fn new(
+        tool: impl Into<String>,
+        arguments: serde_json::Value,
+        is_error: bool,
+    ) -> ToolCallRun {
+        ToolCallRun {
+            tool: tool.into(),
+            arguments,
+            is_error,
+        }
+    }
 }
 
 /// A command run during a turn.
@@ -143,6 +174,8 @@ pub struct NewTurn {
     pub commands: Vec<NewCommand>,
     /// Commits made.
     pub git_commits: Vec<String>,
+    /// MCP tools called.
+    pub tool_calls: Vec<ToolCallRun>,
 }
 
 /// A command to record: its output is capped and hashed when written.
@@ -277,7 +310,7 @@ pub(crate) fn entry_json(turn: &NewTurn, session_id: &str, turn_index: i64) -> S
             })
         })
         .collect();
-    serde_json::json!({
+    let mut entry = serde_json::json!({
         "Agent": turn.agent,
         "TurnIndex": turn_index,
         "Timestamp": jiff::Timestamp::now().to_string(),
@@ -286,8 +319,16 @@ pub(crate) fn entry_json(turn: &NewTurn, session_id: &str, turn_index: i64) -> S
         "FilesDeleted": turn.files_deleted,
         "CommandsRun": commands,
         "GitCommits": turn.git_commits,
-    })
-    .to_string()
+    });
+    if !turn.tool_calls.is_empty()
+        && let Some(map) = entry.as_object_mut()
+    {
+        map.insert(
+            "ToolCalls".to_owned(),
+            serde_json::to_value(&turn.tool_calls).unwrap_or_default(),
+        );
+    }
+    entry.to_string()
 }
 
 /// How many bytes of a command's output its receipt keeps from the end.
@@ -511,6 +552,10 @@ impl<'de> Deserialize<'de> for ChangeEntry {
                     } else if key_is(k, "CommandsRun") {
                         e.commands_run = map
                             .next_value::<Option<Vec<CommandRun>>>()?
+                            .unwrap_or_default();
+                    } else if key_is(k, "ToolCalls") {
+                        e.tool_calls = map
+                            .next_value::<Option<Vec<ToolCallRun>>>()?
                             .unwrap_or_default();
                     } else if key_is(k, "GitCommits") {
                         let commits: Option<Vec<serde_json::Value>> = map.next_value()?;

@@ -39,7 +39,7 @@ mod view;
 pub use brief::{Brief, Criterion, FileRef};
 pub use changelog::{
     Appended, ChangeEntry, ChangeLog, CommandReceipt, CommandRun, NewCommand, NewTurn, OUTPUT_CAP,
-    append, new_session_id,
+    ToolCallRun, append, new_session_id,
 };
 pub use comments::strip_comments;
 pub use error::Error;

@@ -33,7 +33,8 @@ fn fixture_load(bencher: divan::Bencher<'_, '_>, name: &str) {
 #[divan::bench]
 fn largest_fuseraft_size(bencher: divan::Bencher<'_, '_>) {
     let text = std::fs::read_to_string(fixture("orchestration.yaml")).expect("the fixture");
-    let filler = "Read the brief, do the step, record what you did with a real tool call. ".repeat(65);
+    let filler =
+        "Read the brief, do the step, record what you did with a real tool call. ".repeat(65);
     let grown = text.replace(
         "      Instructions: |\n        ",
         &format!("      Instructions: |\n        {filler}\n        "),

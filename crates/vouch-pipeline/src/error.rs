@@ -10,6 +10,9 @@ pub enum RunError {
     /// A model of the configuration could not be built.
     #[error("{0}")]
     Model(String),
+    /// An MCP server of the configuration could not be started, reached or listed.
+    #[error("{0}")]
+    Mcp(String),
     /// The run's record does not verify: someone other than the runner changed it.
     #[error("tampering: {0}")]
     Tampered(String),

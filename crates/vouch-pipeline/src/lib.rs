@@ -40,6 +40,7 @@ mod conversation;
 mod error;
 mod fallover;
 mod journal;
+pub mod mcp;
 pub mod models;
 mod progress;
 mod record;

@@ -216,6 +216,22 @@ fn execute(
         scratchpad: Some(files.dir.join("scratchpad.json")),
     };
     let system = brown.system.as_deref();
+    // The MCP servers agents name: started (or reached) and listed before the first turn.
+    let used: Vec<crate::mcp::McpServer> = config
+        .mcp_servers
+        .iter()
+        .filter(|s| {
+            config.agents.iter().any(|a| {
+                a.mcp
+                    .iter()
+                    .any(|(name, _)| name.eq_ignore_ascii_case(&s.name))
+            })
+        })
+        .cloned()
+        .collect();
+    let mcp = crate::mcp::Clients::start(&used, &config.shell.env, &workdir, &runtime)
+        .map_err(RunError::Mcp)?;
+    check_mcp_capabilities(config, &mcp)?;
     let cap = options.max_turns.or(config.budget.max_turns);
     let budget = options.max_total_tokens.or(config.budget.max_total_tokens);
     // A state machine starts with its initial state's agent; a structured selection with its
@@ -383,6 +399,7 @@ fn execute(
             system,
             window,
             sub: (sub_client.as_ref(), config.model(sub_alias)),
+            mcp: &mcp,
         };
         let turn = state.turn(&mut t, continuing, progress)?;
         let turn_usage = turn.usage + std::mem::take(&mut state.sub_usage);
@@ -561,6 +578,33 @@ fn execute(
     })
 }
 
+/// Checks that the MCP tools agents keep by `Capabilities` are tools their servers list.
+fn check_mcp_capabilities(config: &RunConfig, mcp: &crate::mcp::Clients) -> Result<(), RunError> {
+    for agent in &config.agents {
+        for (server, keep) in &agent.mcp {
+            let listed: Vec<&str> = mcp
+                .tools_of(server)
+                .iter()
+                .map(|t| t.tool.as_str())
+                .collect();
+            for tool in keep.iter().flatten() {
+                if !listed.contains(&tool.as_str()) {
+                    return Err(RunError::Mcp(format!(
+                        "agent `{}` keeps the tool `{tool}` of the MCP server `{server}`, which lists {}",
+                        agent.name,
+                        if listed.is_empty() {
+                            "no tools".to_owned()
+                        } else {
+                            listed.join(", ")
+                        }
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Returns the change-log entry of turn `number` of `agent`, which had `effects`: the files it
 /// wrote and deleted, every command with its receipt, the commits; `None` when it changed and
 /// ran nothing (decision D65).
@@ -595,11 +639,13 @@ fn entry(state: &RunState, number: u32, agent: &str, effects: &[Effect]) -> Opti
             Effect::Committed(hash) => turn.git_commits.push(hash.clone()),
             // The commit is the change log's; its git calls stay in the journal.
             Effect::Git(_) => {}
+            Effect::Tool(call) => turn.tool_calls.push(call.clone()),
         }
     }
     let empty = turn.files_written.is_empty()
         && turn.files_deleted.is_empty()
         && turn.commands.is_empty()
-        && turn.git_commits.is_empty();
+        && turn.git_commits.is_empty()
+        && turn.tool_calls.is_empty();
     (!empty).then(|| state.own.entry(&turn, i64::from(number)))
 }

@@ -63,6 +63,8 @@ pub(crate) struct TurnContext<'a> {
     pub(crate) window: Option<Compaction>,
     /// The sub-agent's model (`SubAgentModel`, else the agent's own) and its settings.
     pub(crate) sub: (&'a dyn ModelClient, Option<&'a ModelConfig>),
+    /// The run's MCP servers.
+    pub(crate) mcp: &'a crate::mcp::Clients,
 }
 
 impl RunState {
@@ -105,7 +107,7 @@ impl RunState {
                 return Ok(turn);
             }
         }
-        let specs: Vec<ToolSpec> = agent
+        let mut specs: Vec<ToolSpec> = agent
             .tools
             .iter()
             .filter_map(|name| {
@@ -116,6 +118,11 @@ impl RunState {
                 })
             })
             .collect();
+        specs.extend(mcp_tools(t).map(|tool| ToolSpec {
+            name: tool.name.clone(),
+            description: tool.description.clone(),
+            parameters: tool.schema.clone(),
+        }));
         let system = match (t.system, agent.instructions.is_empty()) {
             (Some(run), false) => Some(format!("{run}\n\n{}", agent.instructions)),
             (Some(run), true) => Some(run.to_owned()),
@@ -261,11 +268,17 @@ impl RunState {
                 agent.max_tool_calls
             )));
         }
-        if !agent.tools.contains(&call.name) {
+        let mcp = crate::mcp::split(&call.name).is_some();
+        if !(agent.tools.contains(&call.name) || mcp && mcp_tools(t).any(|m| m.name == call.name)) {
             return Ok(ToolOutput::denied(format!(
                 "`{}` is not one of {}'s tools",
                 call.name, agent.name
             )));
+        }
+        if mcp {
+            return Ok(t
+                .mcp
+                .call(t.runtime, &call.name, &call.arguments, t.cx.result_cap));
         }
         if crate::subagent::is_subagent_tool(&call.name) {
             let (out, usage) = crate::subagent::run(t, call);
@@ -290,6 +303,17 @@ impl RunState {
             }
         }
     }
+}
+
+/// Returns the MCP tools the turn's agent may call: its servers' tools, filtered by its
+/// `Capabilities`.
+fn mcp_tools<'t>(t: &'t TurnContext<'_>) -> impl Iterator<Item = &'t crate::mcp::McpTool> {
+    t.agent.mcp.iter().flat_map(move |(server, keep)| {
+        t.mcp
+            .tools_of(server)
+            .iter()
+            .filter(move |tool| keep.as_ref().is_none_or(|k| k.contains(&tool.tool)))
+    })
 }
 
 /// Stops the run dead when the crash tests asked for a crash after this side effect.

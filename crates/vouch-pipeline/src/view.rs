@@ -193,6 +193,7 @@ mod tests {
             context_window: cw,
             max_in_turn_tool_pairs: None,
             sub_agent: crate::config::SubAgent::default(),
+            mcp: Vec::new(),
         }
     }
 

@@ -25,6 +25,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 mod conversation;
+pub mod mcp;
 pub mod postgres;
 
 pub use conversation::{Step, Wire, conversation};

@@ -16,7 +16,9 @@ fn fixture(name: &str) -> PathBuf {
 
 /// The files that load whole today, and those refused for a plugin or MCP server vouch does
 /// not have yet — by name.
-const CLEAN: [&str; 9] = [
+const CLEAN: [&str; 11] = [
+    "examples/playwright-mcp.yaml",
+    "examples/production-mcp-http.yaml",
     "orchestration.yaml",
     "examples/orchestration.yaml",
     "examples/dev-team-structured.yaml",
@@ -27,7 +29,7 @@ const CLEAN: [&str; 9] = [
     "examples/etl-pipeline.yaml",
     "examples/fuseraft-designer.yaml",
 ];
-const REFUSED: [(&str, &str); 6] = [
+const REFUSED: [(&str, &str); 5] = [
     (
         "examples/research-team.yaml",
         "`Http` plugin is not supported by vouch yet",
@@ -47,10 +49,6 @@ const REFUSED: [(&str, &str); 6] = [
     (
         "security/red-team.yaml",
         "`CodeExecution` plugin is not supported by vouch yet",
-    ),
-    (
-        "examples/playwright-mcp.yaml",
-        "`playwright` cannot be started",
     ),
 ];
 
@@ -261,4 +259,126 @@ fn errors_of_every_phase_come_in_one_report() {
     ] {
         assert!(text.contains(needle), "{needle}:\n{text}");
     }
+}
+
+/// The stdio stand-in MCP server, next to the test binaries (built here when missing).
+fn standin_mcp() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let bin = exe
+        .parent()
+        .and_then(|d| d.parent())
+        .unwrap()
+        .join("vouch-standin-mcp");
+    if !bin.exists() {
+        let status = std::process::Command::new(env!("CARGO"))
+            .args(["build", "-p", "vouch-standin", "--bin", "vouch-standin-mcp"])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    bin
+}
+
+/// Runs fuseraft's MCP example `name` with its server replaced: `replace` turns the
+/// fixture's text into the one that names the stand-in.
+fn mcp_run(
+    name: &str,
+    replace: impl Fn(&str) -> String,
+    server: &Server,
+) -> (i32, String, String, tempfile::TempDir) {
+    let work = tempfile::tempdir().unwrap();
+    let text = replace(&std::fs::read_to_string(fixture(name)).unwrap());
+    let path = work.path().join("pipeline.yaml");
+    std::fs::write(&path, text).unwrap();
+    let url = server.url();
+    let out = vouch_env(
+        work.path(),
+        &[
+            "run",
+            "pipeline.yaml",
+            "--task",
+            "Use the tools.",
+            "--model-endpoint",
+            &url,
+            "--format",
+            "json",
+        ],
+        &[(
+            "REMOTE_MCP_TOKEN",
+            std::ffi::OsStr::new("token-of-the-test"),
+        )],
+    );
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        work,
+    )
+}
+
+/// A model that calls the first MCP tool it is offered once, then says it is done.
+fn mcp_model() -> Server {
+    Server::start(|req: &Request, _| {
+        let body = req.json();
+        let called = body["messages"]
+            .as_array()
+            .is_some_and(|m| m.iter().any(|m| m["role"] == "tool"));
+        let tool = body["tools"][0]["function"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        if called || tool.is_empty() {
+            return Reply::json(200, &openai::chat("All done."));
+        }
+        Reply::json(
+            200,
+            &json!({
+                "id": "c", "object": "chat.completion", "created": 0, "model": "m",
+                "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": null,
+                    "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": tool, "arguments": "{\"text\": \"hi\"}"}}]}}],
+                "usage": {"prompt_tokens": 5, "completion_tokens": 5, "total_tokens": 10}
+            }),
+        )
+    })
+}
+
+#[test]
+fn fuseraft_s_stdio_mcp_example_runs_with_the_stand_in_server() {
+    let bin = standin_mcp();
+    let model = mcp_model();
+    let (code, stdout, stderr, _work) = mcp_run(
+        "examples/playwright-mcp.yaml",
+        |t| {
+            t.replace("Command: npx", &format!("Command: {}", bin.display()))
+                .replace("        - \"@playwright/mcp@latest\"\n        - \"--browser\"\n        - \"chromium\"\n", "        - --no-such-flag-needed\n")
+        },
+        &model,
+    );
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let summary: Value = serde_json::from_str(&stdout).unwrap();
+    let session = std::fs::read_to_string(summary["session"].as_str().unwrap()).unwrap();
+    assert!(session.contains("mcp__playwright__echo"), "{session}");
+}
+
+#[test]
+fn fuseraft_s_http_mcp_example_runs_with_the_stand_in_server() {
+    let mcp = vouch_standin::mcp::http();
+    let model = mcp_model();
+    let url = format!("{}/mcp", mcp.url());
+    let (code, stdout, stderr, _work) = mcp_run(
+        "examples/production-mcp-http.yaml",
+        |t| t.replace("https://mcp.example.com/mcp", &url),
+        &model,
+    );
+    // `maxiterations` 10 and a model that stops calling tools: the cap ends it (exit 1), after
+    // the one call that went through with the bearer token from the environment.
+    assert!(code == 0 || code == 1, "{stdout}\n{stderr}");
+    let summary: Value = serde_json::from_str(&stdout).unwrap();
+    let session = std::fs::read_to_string(summary["session"].as_str().unwrap()).unwrap();
+    assert!(session.contains("mcp__RemoteTools__echo"), "{session}");
+    let auth = mcp
+        .seen()
+        .iter()
+        .find_map(|r| r.header("authorization").map(str::to_owned));
+    assert_eq!(auth.as_deref(), Some("Bearer token-of-the-test"));
 }

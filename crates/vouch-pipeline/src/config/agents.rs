@@ -78,6 +78,9 @@ pub struct AgentConfig {
     pub max_in_turn_tool_pairs: Option<u32>,
     /// The sub-agent its `SubAgent` tools start.
     pub sub_agent: SubAgent,
+    /// The MCP servers its `Plugins` name, each with the tools `Capabilities` keeps (all when
+    /// `None`).
+    pub mcp: Vec<(String, Option<Vec<String>>)>,
 }
 
 /// Every key an agent may have.
@@ -165,6 +168,7 @@ pub(super) fn agents(
     path: &str,
     dir: &Path,
     models: &mut Vec<ModelConfig>,
+    mcp_servers: &[String],
 ) -> Vec<(AgentConfig, Location, String)> {
     let Node::Seq(items) = &node.value else {
         r.error(Location::of(node), path, "expected a list of agents", None);
@@ -193,7 +197,7 @@ pub(super) fn agents(
             }
             _ => None,
         };
-        let tools = tools(r, &mut m);
+        let (tools, mcp) = tools(r, &mut m, mcp_servers);
         let max_tool_calls = m
             .get("MaxToolCallsPerTurn")
             .and_then(|(n, pp)| r.number(n, &pp))
@@ -320,6 +324,7 @@ pub(super) fn agents(
                 context_window,
                 max_in_turn_tool_pairs,
                 sub_agent,
+                mcp,
             },
             m.location,
             p,
@@ -362,16 +367,23 @@ fn instructions(r: &mut Reader, m: &mut Map<'_>, dir: &Path) -> String {
     text
 }
 
-/// Reads `Tools`/`Plugins` and filters them by `Capabilities`.
-fn tools(r: &mut Reader, m: &mut Map<'_>) -> Vec<String> {
+/// An MCP server an agent uses, with the tools `Capabilities` keeps (all when `None`).
+type McpUse = (String, Option<Vec<String>>);
+
+/// Reads `Tools`/`Plugins` and filters them by `Capabilities`: the built-in tools, and the
+/// MCP servers (of `mcp_servers`) named, with the tools `Capabilities` keeps of each.
+fn tools(r: &mut Reader, m: &mut Map<'_>, mcp_servers: &[String]) -> (Vec<String>, Vec<McpUse>) {
     let mut tools: Vec<String> = Vec::new();
+    let mut mcp: Vec<McpUse> = Vec::new();
     let mut plugins: Vec<(String, Vec<String>)> = Vec::new();
     for key in ["Tools", "Plugins"] {
         let Some((n, pp)) = m.get(key) else {
             continue;
         };
         for (t, at) in r.strings(n, &pp) {
-            if let Some(all) = plugin_tools(&t) {
+            if let Some(server) = mcp_servers.iter().find(|s| s.eq_ignore_ascii_case(&t)) {
+                mcp.push((server.clone(), None));
+            } else if let Some(all) = plugin_tools(&t) {
                 plugins.push((t, all));
             } else if TOOLS.iter().any(|(name, _, _)| *name == t) {
                 tools.push(t);
@@ -397,6 +409,14 @@ fn tools(r: &mut Reader, m: &mut Map<'_>) -> Vec<String> {
     {
         for (plugin, tags) in caps.entries() {
             let cp = format!("{pp}.{}", plugin.value);
+            // An MCP server's capabilities are the names of the tools the agent keeps.
+            if let Some((_, keep)) = mcp
+                .iter_mut()
+                .find(|(s, _)| s.eq_ignore_ascii_case(&plugin.value))
+            {
+                *keep = Some(r.strings(tags, &cp).into_iter().map(|(s, _)| s).collect());
+                continue;
+            }
             let wanted: Vec<String> = r
                 .strings(tags, &cp)
                 .into_iter()
@@ -446,7 +466,7 @@ fn tools(r: &mut Reader, m: &mut Map<'_>) -> Vec<String> {
             }
         }
     }
-    tools
+    (tools, mcp)
 }
 
 /// Reads `ContextWindow`.

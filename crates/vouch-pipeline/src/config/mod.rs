@@ -86,6 +86,8 @@ pub struct RunConfig {
     pub selector_model: Option<String>,
     /// The model of an `llm` termination strategy.
     pub termination_model: Option<String>,
+    /// `McpServers`: the MCP servers agents name in their `Plugins`.
+    pub mcp_servers: Vec<crate::mcp::McpServer>,
     /// The warnings of the file: keys read and not used.
     pub warnings: Vec<ConfigError>,
 }
@@ -133,6 +135,7 @@ impl RunConfig {
                 brownfield: config.brownfield,
                 selector_model: config.selector_model,
                 termination_model: config.termination_model,
+                mcp_servers: config.mcp_servers,
                 warnings,
             }),
             _ => Err(ConfigErrors::new(path, &text, errors)),
@@ -269,10 +272,11 @@ pub(crate) struct RunSections {
     termination_model: Option<String>,
     /// Models named outside `Models` and `Agents` (selectors, sub-agents), and where.
     named_models: Vec<(String, Location, String)>,
+    pub(crate) mcp_servers: Vec<crate::mcp::McpServer>,
 }
 
 /// The runner's own sections, beside the gates' ([`vouch_gate::yaml::SECTIONS`]).
-const RUNNER_SECTIONS: &[&str] = &["Models", "Agents", "Security", "Budget"];
+const RUNNER_SECTIONS: &[&str] = &["Models", "Agents", "Security", "Budget", "McpServers"];
 
 fn read(r: &mut Reader, root: &Spanned<Node>, path: &Path, out: &mut RunSections) {
     let Some(mut top) = r.map(root, "") else {
@@ -309,9 +313,13 @@ fn read(r: &mut Reader, root: &Spanned<Node>, path: &Path, out: &mut RunSections
     if let Some((node, p)) = top.get("Models") {
         out.models = models::models(r, node, &p, &dir);
     }
+    if let Some((node, p)) = top.get("McpServers") {
+        out.mcp_servers = crate::mcp::servers(r, node, &p);
+    }
     match top.get("Agents") {
         Some((node, p)) => {
-            for (agent, at, ap) in agents::agents(r, node, &p, &dir, &mut out.models) {
+            let mcp: Vec<String> = out.mcp_servers.iter().map(|s| s.name.clone()).collect();
+            for (agent, at, ap) in agents::agents(r, node, &p, &dir, &mut out.models, &mcp) {
                 out.agents.push(agent);
                 out.agent_places.push((at, ap));
             }

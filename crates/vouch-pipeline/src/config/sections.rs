@@ -74,13 +74,7 @@ const OBSERVABILITY: &[(&str, &str)] = &[
 ];
 
 /// Keys fuseraft documents that vouch does not run.
-const UNSUPPORTED: &[&str] = &[
-    "Saga",
-    "ApiProfiles",
-    "SkillCuration",
-    "Memory",
-    "McpServers",
-];
+const UNSUPPORTED: &[&str] = &["Saga", "ApiProfiles", "SkillCuration", "Memory"];
 
 /// The top-level keys this file reads.
 pub(super) const KEYS: &[&str] = &[
@@ -104,7 +98,6 @@ pub(super) const KEYS: &[&str] = &[
     "ApiProfiles",
     "SkillCuration",
     "Memory",
-    "McpServers",
 ];
 
 /// Reads the keys of [`KEYS`] in `top`.
@@ -170,31 +163,7 @@ pub(super) fn read(r: &mut Reader, top: &mut Map<'_>, dir: &Path, out: &mut RunS
     }
     for key in UNSUPPORTED {
         if let Some((n, p)) = top.get(key) {
-            let names = match &n.value {
-                Node::Seq(items) if *key == "McpServers" => items
-                    .iter()
-                    .filter_map(|i| match &i.value {
-                        Node::Map(e) => e
-                            .iter()
-                            .find(|(k, _)| k.value.eq_ignore_ascii_case("Name"))
-                            .and_then(|(_, v)| v.value.scalar()),
-                        _ => None,
-                    })
-                    .collect::<Vec<_>>(),
-                _ => Vec::new(),
-            };
-            let message = if names.is_empty() {
-                format!("fuseraft's `{key}` is not supported by vouch")
-            } else {
-                format!(
-                    "fuseraft's `McpServers` is not supported by vouch yet: {} cannot be started",
-                    names
-                        .iter()
-                        .map(|n| format!("`{n}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            };
+            let message = format!("fuseraft's `{key}` is not supported by vouch");
             r.error(Location::of(n), &p, message, None);
         }
     }

@@ -33,6 +33,8 @@ pub enum Effect {
     /// A git call the runner made for a commit (kept in the journal; the change log keeps
     /// the commit).
     Git(Receipt),
+    /// A call of an MCP server's tool (the change log's `ToolCalls`).
+    Tool(vouch_evidence::ToolCallRun),
 }
 
 /// A shell command run by the runner, as the change log keeps it.

@@ -4,6 +4,7 @@
 
 mod crash;
 mod machine;
+mod mcp;
 mod runs;
 mod support;
 mod tools;
