@@ -96,3 +96,26 @@ fn init_logging(verbose: u8) {
         .without_time()
         .try_init();
 }
+
+/// Runs the command line `args` (without the program's name) with its output kept in memory:
+/// the exit code, the results and the status (`vouch mcp` answers tools this way, so that each
+/// tool is exactly the command it names).
+pub(crate) fn run_captured(args: &[String]) -> (u8, String, String) {
+    let argv = std::iter::once("vouch".to_owned())
+        .chain(args.iter().cloned())
+        .chain(["--color".to_owned(), "never".to_owned()]);
+    let cli = match Cli::try_parse_from(argv) {
+        Ok(cli) => cli,
+        Err(e) => return (exit_codes::INPUT_ERROR, String::new(), e.to_string()),
+    };
+    let (mut ui, out, err) = Ui::captured();
+    let code = match commands::run(&cli.command, &mut ui) {
+        Ok(code) => code,
+        Err(e) => {
+            e.print(&mut ui.err, &ui.styles);
+            e.code()
+        }
+    };
+    let _ = std::io::Write::flush(&mut ui.out);
+    (code, out.text(), err.text())
+}

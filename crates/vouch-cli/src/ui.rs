@@ -17,6 +17,32 @@ pub(crate) enum ColorWhen {
     Never,
 }
 
+/// A byte buffer several writers share: what a captured command wrote.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SharedBuf(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl SharedBuf {
+    /// Returns what was written, as text.
+    pub(crate) fn text(&self) -> String {
+        let bytes = self.0.lock().map(|b| b.clone()).unwrap_or_default();
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+}
+
+impl Write for SharedBuf {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0
+            .lock()
+            .map_err(|_| io::Error::other("a writer panicked"))?
+            .extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 /// The two output streams and the styles to write with.
 pub(crate) struct Ui {
     /// Results: the timeline, the report, the JSON document. Write human output through
@@ -50,6 +76,20 @@ impl Ui {
             err_color: !matches!(err_choice, ColorChoice::Never),
             styles: Styles::default(),
         }
+    }
+
+    /// Returns a UI whose two streams are kept in memory (`vouch mcp` runs commands with it),
+    /// and the buffers: results, then status.
+    pub(crate) fn captured() -> (Ui, SharedBuf, SharedBuf) {
+        let (out, err) = (SharedBuf::default(), SharedBuf::default());
+        let ui = Ui {
+            out: Box::new(out.clone()),
+            out_choice: ColorChoice::Never,
+            err: AutoStream::new(Box::new(err.clone()), ColorChoice::Never),
+            err_color: false,
+            styles: Styles::default(),
+        };
+        (ui, out, err)
     }
 
     /// Returns the result stream for human output: styles become colours on a terminal and

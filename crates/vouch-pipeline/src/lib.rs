@@ -61,9 +61,10 @@ pub use config::{
     RunConfig, SubAgent, lint,
 };
 pub use error::RunError;
+pub use models::Models;
 pub use progress::Progress;
 pub use record::{RunRecord, TurnRecord, read_run};
-pub use run::{Ended, Models, RunOptions, Summary, resume, run};
+pub use run::{Ended, RunOptions, Summary, resume, run};
 pub use state::{RunFiles, run_dir, state_root};
 pub use verify::{VerifiedRun, verify_run};
 pub use workspace::{Access, Opened, Refused, Workspace};

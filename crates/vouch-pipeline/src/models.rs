@@ -11,7 +11,9 @@ use vouch_llm::{
 
 use crate::config::{Provider, RunConfig};
 use crate::error::RunError;
-use crate::run::Models;
+
+/// The models of a run, by alias.
+pub type Models = std::collections::BTreeMap<String, Arc<dyn ModelClient>>;
 
 /// Builds every model of `config`. A key that is not set is an error here, before any turn.
 pub fn build(config: &RunConfig) -> Result<Models, RunError> {

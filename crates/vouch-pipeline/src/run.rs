@@ -18,17 +18,17 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use serde::Serialize;
 use vouch_evidence::{NewCommand, NewTurn};
 use vouch_gate::{Decision, History, RouterState};
-use vouch_llm::{ModelClient, Usage};
+use vouch_llm::Usage;
 
 use crate::config::RunConfig;
 use crate::conversation::RunState;
 use crate::error::RunError;
 use crate::journal::{self, Journal, Record};
+use crate::models::Models;
 use crate::progress::Progress;
 use crate::replay::{Pending, replay};
 use crate::selector::Pick;
@@ -147,9 +147,6 @@ pub struct Summary {
     /// The run's state directory: its journal, session and key.
     pub record: PathBuf,
 }
-
-/// The models of a run, by alias.
-pub type Models = BTreeMap<String, Arc<dyn ModelClient>>;
 
 /// Runs `config` on `options` with `models`, reporting to `progress`: a new run, whatever
 /// the working directory held of an earlier one.

@@ -12,7 +12,7 @@ use vouch_llm::Usage;
 
 use crate::config::{AgentConfig, RunConfig};
 use crate::conversation::RunState;
-use crate::run::Models;
+use crate::models::Models;
 use crate::selector::{self, Asker, Pick};
 
 /// The runner's models for steering, and what it remembers between turns.

@@ -7,8 +7,9 @@
 use serde_json::Value;
 use vouch_llm::{ChatMessage, ChatRequest, ToolCallRequest, ToolChoice, ToolSpec, Usage};
 
+use crate::config::{AgentConfig, ModelConfig};
+use crate::tools::ToolContext;
 use crate::tools::{self, ToolOutput};
-use crate::turn::TurnContext;
 
 /// The sub-agent's tools when `SubAgentPlugins` names none.
 const DEFAULT_TOOLS: [&str; 3] = ["read_file", "list_files", "search"];
@@ -18,8 +19,17 @@ pub(crate) fn is_subagent_tool(name: &str) -> bool {
     matches!(name, "sub_agent_explore" | "sub_agent_locate")
 }
 
+/// Where a sub-agent runs: the calling agent, the tools' context, the runtime, and the
+/// sub-agent's model with its settings.
+pub(crate) struct SubContext<'a> {
+    pub(crate) agent: &'a AgentConfig,
+    pub(crate) cx: &'a ToolContext,
+    pub(crate) runtime: &'a tokio::runtime::Runtime,
+    pub(crate) sub: (&'a dyn vouch_llm::ModelClient, Option<&'a ModelConfig>),
+}
+
 /// Runs the sub-agent `call` asks for; returns its answer and the tokens it used.
-pub(crate) fn run(t: &TurnContext<'_>, call: &ToolCallRequest) -> (ToolOutput, Usage) {
+pub(crate) fn run(t: &SubContext<'_>, call: &ToolCallRequest) -> (ToolOutput, Usage) {
     let arg = |k: &str| call.arguments.get(k).and_then(Value::as_str).map(str::trim);
     let question = match (call.name.as_str(), arg("question"), arg("symbol")) {
         ("sub_agent_explore", Some(q), _) if !q.is_empty() => {

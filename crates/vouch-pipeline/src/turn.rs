@@ -281,7 +281,13 @@ impl RunState {
                 .call(t.runtime, &call.name, &call.arguments, t.cx.result_cap));
         }
         if crate::subagent::is_subagent_tool(&call.name) {
-            let (out, usage) = crate::subagent::run(t, call);
+            let sub = crate::subagent::SubContext {
+                agent: t.agent,
+                cx: t.cx,
+                runtime: t.runtime,
+                sub: t.sub,
+            };
+            let (out, usage) = crate::subagent::run(&sub, call);
             self.sub_usage = self.sub_usage + usage;
             return Ok(out);
         }

@@ -9,6 +9,7 @@ mod gate;
 mod hook;
 mod judge;
 mod log_input;
+mod mcp;
 mod project;
 mod report;
 mod run;
@@ -57,6 +58,8 @@ pub(crate) enum Command {
     Serve(serve::ServeArgs),
     /// Write the HTML report of a recorded run or session
     Report(report::ReportArgs),
+    /// Serve vouch's verdicts to agents over MCP: gate checks, session summaries, agent tests
+    Mcp(mcp::McpArgs),
 }
 
 /// Runs a command and returns its exit code.
@@ -74,5 +77,6 @@ pub(crate) fn run(command: &Command, ui: &mut Ui) -> Result<u8, CommandError> {
         Command::Run(c) => run::run(c, ui),
         Command::Serve(c) => serve::run(c, ui),
         Command::Report(c) => report::run(c, ui),
+        Command::Mcp(c) => mcp::run(c, ui),
     }
 }

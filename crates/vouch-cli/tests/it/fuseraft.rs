@@ -356,8 +356,44 @@ fn fuseraft_s_stdio_mcp_example_runs_with_the_stand_in_server() {
     );
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     let summary: Value = serde_json::from_str(&stdout).unwrap();
-    let session = std::fs::read_to_string(summary["session"].as_str().unwrap()).unwrap();
+    let session_path = summary["session"].as_str().unwrap().to_owned();
+    let session = std::fs::read_to_string(&session_path).unwrap();
     assert!(session.contains("mcp__playwright__echo"), "{session}");
+    // An agent test asserts on the recorded MCP call like on any other.
+    let dir = tempfile::tempdir().unwrap();
+    let test = dir.path().join("mcp.vouch.yaml");
+    std::fs::write(
+        &test,
+        "name: used the browser tool\nprompt: Use the tools.\nassertions:\n  - tool: mcp__playwright__echo\n    params: {text: hi}\n    succeeded: true\n  - tool: mcp__playwright__fail\n    called: false\n",
+    )
+    .unwrap();
+    let out = vouch_env(
+        dir.path(),
+        &["analyze", test.to_str().unwrap(), &session_path],
+        &[],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    std::fs::write(
+        &test,
+        "name: never used it\nprompt: Use the tools.\nassertions:\n  - tool: mcp__playwright__echo\n    called: false\n",
+    )
+    .unwrap();
+    let out = vouch_env(
+        dir.path(),
+        &["analyze", test.to_str().unwrap(), &session_path],
+        &[],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 }
 
 #[test]

@@ -8,6 +8,7 @@ mod fuseraft;
 mod gate;
 mod help;
 mod hook;
+mod mcp;
 mod report;
 mod review;
 mod route;
