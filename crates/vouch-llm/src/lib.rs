@@ -30,6 +30,7 @@ mod scripted;
 mod scripted_chat;
 
 pub use anthropic::Anthropic;
+pub mod guarded;
 pub use chat::{ChatMessage, ChatReply, ChatRequest, ToolCallRequest, ToolChoice, ToolSpec};
 pub use cli::{AgentCli, CliKind};
 pub use client::{BoxFuture, ModelClient, Reply, Request, Schema, Usage};

@@ -24,6 +24,7 @@
 //!     change_log: None,
 //!     run_id: None,
 //!     scratchpad: None,
+//!     http: tools::HttpRules::default(),
 //! };
 //! let wrote = tools::call("write_file", &serde_json::json!({"path": "a.txt", "content": "hi"}), &cx);
 //! assert_eq!(wrote.text, "wrote 2 bytes to a.txt");

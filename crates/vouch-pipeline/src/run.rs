@@ -211,6 +211,7 @@ fn execute(
         change_log: Some(change_log.clone()),
         run_id: None,
         scratchpad: Some(files.dir.join("scratchpad.json")),
+        http: config.http.clone(),
     };
     let system = brown.system.as_deref();
     // The MCP servers agents name: started (or reached) and listed before the first turn.

@@ -280,6 +280,14 @@ impl RunState {
                 .mcp
                 .call(t.runtime, &call.name, &call.arguments, t.cx.result_cap));
         }
+        if call.name.starts_with("chatroom_") {
+            return Ok(tools::chatroom::run(
+                &call.name,
+                &agent.name,
+                &call.arguments,
+                t.cx,
+            ));
+        }
         if crate::subagent::is_subagent_tool(&call.name) {
             let sub = crate::subagent::SubContext {
                 agent: t.agent,

@@ -109,16 +109,7 @@ const AGENT_KEYS: &[&str] = &[
 ];
 
 /// fuseraft's plugins vouch does not have, by name.
-const NOT_YET: &[&str] = &[
-    "Http",
-    "Document",
-    "CodeExecution",
-    "Probe",
-    "Chatroom",
-    "Plan",
-    "Graph",
-    "Decision",
-];
+const NOT_YET: &[&str] = &["Plan", "Graph", "Decision"];
 
 /// The tags `Capabilities` filters a plugin's tools by.
 fn capability(tool: &str) -> &'static str {

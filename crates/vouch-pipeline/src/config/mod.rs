@@ -86,6 +86,8 @@ pub struct RunConfig {
     pub selector_model: Option<String>,
     /// The model of an `llm` termination strategy.
     pub termination_model: Option<String>,
+    /// `Security.HttpAllowedHosts` and `AllowPrivateHosts`: what `Http` may reach.
+    pub http: crate::tools::HttpRules,
     /// `McpServers`: the MCP servers agents name in their `Plugins`.
     pub mcp_servers: Vec<crate::mcp::McpServer>,
     /// The warnings of the file: keys read and not used.
@@ -136,6 +138,7 @@ impl RunConfig {
                 selector_model: config.selector_model,
                 termination_model: config.termination_model,
                 mcp_servers: config.mcp_servers,
+                http: config.http,
                 warnings,
             }),
             _ => Err(ConfigErrors::new(path, &text, errors)),
@@ -273,6 +276,7 @@ pub(crate) struct RunSections {
     /// Models named outside `Models` and `Agents` (selectors, sub-agents), and where.
     named_models: Vec<(String, Location, String)>,
     pub(crate) mcp_servers: Vec<crate::mcp::McpServer>,
+    pub(crate) http: crate::tools::HttpRules,
 }
 
 /// The runner's own sections, beside the gates' ([`vouch_gate::yaml::SECTIONS`]).

@@ -119,8 +119,7 @@ pub(super) fn security(r: &mut Reader, node: &Spanned<Node>, path: &str, out: &m
                 format!("fuseraft's `Security.{key}` is not supported by vouch"),
                 Some(match key {
                     "ShellPolicy" => "write `ShellAllow`/`ShellDeny` regular expressions".into(),
-                    "FileSystemPermissions" => "write `FileDeny` globs and `ChangeEnvelope`".into(),
-                    _ => "vouch's agents have no HTTP tool yet".into(),
+                    _ => "write `FileDeny` globs and `ChangeEnvelope`".into(),
                 }),
             );
         }

@@ -42,6 +42,15 @@ impl Default for ShellPolicy {
     }
 }
 
+/// What the `Http` plugin may reach (`Security.HttpAllowedHosts`, `AllowPrivateHosts`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HttpRules {
+    /// The hosts requests may reach; any public host when empty (`*.example.com` for a domain).
+    pub allowed_hosts: Vec<String>,
+    /// Private, loopback and link-local addresses too.
+    pub allow_private: bool,
+}
+
 /// Where and under which rules a tool call runs.
 #[derive(Debug, Clone)]
 pub struct ToolContext {
@@ -59,6 +68,8 @@ pub struct ToolContext {
     pub run_id: Option<String>,
     /// The run's scratchpad file, in its state directory.
     pub scratchpad: Option<std::path::PathBuf>,
+    /// What `Http` may reach.
+    pub http: HttpRules,
 }
 
 impl ToolContext {

@@ -5,23 +5,29 @@
 
 mod change;
 mod changes;
+pub(crate) mod chatroom;
+mod code_execution;
 mod context;
 mod delete_file;
+mod document;
 mod git_commit;
 mod handoff;
+mod http;
 mod intent;
 mod json_get;
 mod list_files;
 mod output;
 mod patch_file;
+mod probe;
 mod read_file;
 mod scratchpad;
 mod search;
 mod shell_run;
+mod snippet;
 mod write_file;
 
 pub use change::{Change, FileChange};
-pub use context::{ShellPolicy, ToolContext};
+pub use context::{HttpRules, ShellPolicy, ToolContext};
 pub use intent::{Intent, Settled};
 pub use output::{Effect, Receipt, ToolOutput};
 
@@ -98,6 +104,65 @@ pub const TOOLS: &[(&str, &str, &str)] = &[
         "Read every note of the scratchpad.",
     ),
     (
+        "http_get",
+        "Http",
+        "HTTP GET of a URL; the status and the body come back.",
+    ),
+    ("http_post", "Http", "HTTP POST of a body to a URL."),
+    ("http_put", "Http", "HTTP PUT of a body to a URL."),
+    ("http_patch", "Http", "HTTP PATCH of a body to a URL."),
+    ("http_delete", "Http", "HTTP DELETE of a URL."),
+    (
+        "http_head",
+        "Http",
+        "HTTP HEAD of a URL: the status and the headers.",
+    ),
+    (
+        "probe_code",
+        "Probe",
+        "Run a code snippet (bash, sh, python, javascript, go) in the working directory; its output and exit code come back.",
+    ),
+    (
+        "probe_assert_output",
+        "Probe",
+        "Run a command and check its output (matchType contains, equals, regex) or exit code (exitcode): PASS or FAIL with the evidence.",
+    ),
+    (
+        "probe_compare_outputs",
+        "Probe",
+        "Run two commands and show their outputs side by side.",
+    ),
+    (
+        "probe_run_hypothesis",
+        "Probe",
+        "Given a setup command, when a command runs, then check the expected observation in its output.",
+    ),
+    (
+        "code_execution_check_docker",
+        "CodeExecution",
+        "Say how code_execution_sandbox_run runs code.",
+    ),
+    (
+        "code_execution_sandbox_run",
+        "CodeExecution",
+        "Run a code snippet (bash, sh, python, javascript, go) under the run's confinement.",
+    ),
+    (
+        "document_extract_text",
+        "Document",
+        "Read the text of a document: text, Markdown, CSV, JSON, YAML, XML, HTML (tags removed).",
+    ),
+    (
+        "chatroom_send",
+        "Chatroom",
+        "Post a message to the run's shared board, to one agent or to All.",
+    ),
+    (
+        "chatroom_read",
+        "Chatroom",
+        "Read the latest messages of the run's shared board.",
+    ),
+    (
         "json_get",
         "Json",
         "Read a value out of a JSON file (or JSON text) by a dot path such as `results.0.status`.",
@@ -167,6 +232,16 @@ pub fn prepare(name: &str, args: &Value, cx: &ToolContext) -> Prepared {
         "scratchpad_read" => scratchpad::run(scratchpad::Op::Read, args, cx),
         "scratchpad_read_all" => scratchpad::run(scratchpad::Op::ReadAll, args, cx),
         "json_get" => json_get::run(args, cx),
+        "probe_code" | "probe_assert_output" | "probe_compare_outputs" | "probe_run_hypothesis" => {
+            probe::run(name, args, cx)
+        }
+        "code_execution_check_docker" | "code_execution_sandbox_run" => {
+            code_execution::run(name, args, cx)
+        }
+        "document_extract_text" => document::run(args, cx),
+        "http_get" | "http_post" | "http_put" | "http_patch" | "http_delete" | "http_head" => {
+            http::run(name, args, cx)
+        }
         other => ToolOutput::error(format!(
             "there is no tool `{other}` (tools: {})",
             TOOLS
@@ -234,6 +309,50 @@ pub fn parameters(name: &str) -> Option<Value> {
                    "json": string("JSON text, instead of a file"),
                    "field": string("a dot path (`results.0.status`); the whole value when empty")}),
             &[],
+        ),
+        "http_get" | "http_delete" | "http_head" => object(
+            json!({"url": string("the URL"),
+                   "headers": {"type": "object", "description": "headers to send"},
+                   "timeoutSeconds": {"type": "integer", "minimum": 1, "maximum": 300}}),
+            &["url"],
+        ),
+        "http_post" | "http_put" | "http_patch" => object(
+            json!({"url": string("the URL"), "body": string("the body"),
+                   "contentType": string("its content type (default application/json)"),
+                   "headers": {"type": "object", "description": "headers to send"},
+                   "timeoutSeconds": {"type": "integer", "minimum": 1, "maximum": 300}}),
+            &["url", "body"],
+        ),
+        "probe_code" | "code_execution_sandbox_run" => object(
+            json!({"language": string("bash, sh, python, javascript or go"), "code": string("the code"),
+                   "directory": string("where to run it, in the working directory")}),
+            &["language", "code"],
+        ),
+        "probe_assert_output" => object(
+            json!({"command": string("the command"), "expected": string("what its output should hold, or its exit code"),
+                   "matchType": string("contains (default), equals, regex or exitcode"),
+                   "directory": string("where to run it")}),
+            &["command", "expected"],
+        ),
+        "probe_compare_outputs" => object(
+            json!({"commandA": string("the first command"), "commandB": string("the second"),
+                   "directory": string("where to run them")}),
+            &["commandA", "commandB"],
+        ),
+        "probe_run_hypothesis" => object(
+            json!({"hypothesis": string("what you expect"), "command": string("the command that tests it"),
+                   "expectedObservation": string("text its output should hold"),
+                   "setupCommand": string("a command to run first"), "directory": string("where to run them")}),
+            &["hypothesis", "command", "expectedObservation"],
+        ),
+        "code_execution_check_docker" | "chatroom_read" => object(
+            json!({"count": {"type": "integer", "minimum": 1, "description": "how many messages (chatroom_read)"}}),
+            &[],
+        ),
+        "document_extract_text" => object(json!({"path": string("the document")}), &["path"]),
+        "chatroom_send" => object(
+            json!({"recipient": string("an agent's name, or All"), "message": string("the message")}),
+            &["recipient", "message"],
         ),
         "sub_agent_explore" => object(
             json!({"question": string("what to find out"),

@@ -24,6 +24,7 @@ fn cx(dir: &Path, shell: ShellPolicy) -> ToolContext {
         change_log: None,
         run_id: None,
         scratchpad: None,
+        http: vouch_pipeline::tools::HttpRules::default(),
     }
 }
 
@@ -304,4 +305,112 @@ fn a_huge_file_is_read_no_further_than_shown_and_a_fifo_is_refused() {
     );
     let fifo = call(&cx, "read_file", &json!({"path": "pipe"}));
     assert_eq!(fifo.text, "[DENIED] `pipe` is not a regular file");
+}
+
+#[test]
+fn http_reaches_only_what_the_rules_allow_and_records_each_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = vouch_standin::Server::start(|_, _| vouch_standin::Reply::text(200, "pong"));
+    let url = format!("{}/ping", server.url());
+    let mut c = cx(dir.path(), ShellPolicy::default());
+    // The stand-in listens on 127.0.0.1: a private address, refused by default.
+    let refused = tools::call("http_get", &json!({"url": url}), &c);
+    assert!(refused.text.starts_with("[DENIED]"), "{}", refused.text);
+    assert!(
+        refused.text.contains("not a public address"),
+        "{}",
+        refused.text
+    );
+    assert_eq!(
+        refused.effects.len(),
+        1,
+        "a refused request is recorded too"
+    );
+    // A host outside the allowlist is refused before any lookup.
+    c.http.allowed_hosts = vec!["api.example.com".to_owned()];
+    let outside = tools::call("http_get", &json!({"url": "https://example.org/"}), &c);
+    assert!(
+        outside.text.contains("not an allowed host"),
+        "{}",
+        outside.text
+    );
+    // Allowed: the answer comes back, and the request is evidence.
+    c.http = vouch_pipeline::tools::HttpRules {
+        allowed_hosts: Vec::new(),
+        allow_private: true,
+    };
+    let ok = tools::call("http_get", &json!({"url": url}), &c);
+    assert_eq!(ok.text, "HTTP 200\npong");
+    assert!(
+        matches!(&ok.effects[0], vouch_pipeline::tools::Effect::Tool(t) if t.tool == "http_get" && !t.is_error)
+    );
+    assert_eq!(server.requests(), 1);
+}
+
+#[test]
+fn probe_code_execution_and_document_tools_answer_as_documented() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = cx(dir.path(), ShellPolicy::default());
+    let table: [(&str, serde_json::Value, &str); 7] = [
+        (
+            "probe_code",
+            json!({"language": "bash", "code": "echo $((2 + 3))"}),
+            "5",
+        ),
+        (
+            "probe_assert_output",
+            json!({"command": "echo hello", "expected": "hell"}),
+            "PASS",
+        ),
+        (
+            "probe_assert_output",
+            json!({"command": "exit 3", "expected": "0", "matchType": "exitcode"}),
+            "FAIL",
+        ),
+        (
+            "probe_compare_outputs",
+            json!({"commandA": "echo a", "commandB": "echo a"}),
+            "the same",
+        ),
+        (
+            "probe_run_hypothesis",
+            json!({"hypothesis": "it greets", "command": "echo Hi there", "expectedObservation": "hi"}),
+            "CONFIRMED",
+        ),
+        (
+            "code_execution_sandbox_run",
+            json!({"language": "python", "code": "print(6 * 7)"}),
+            "42",
+        ),
+        (
+            "code_execution_sandbox_run",
+            json!({"language": "cobol", "code": "x"}),
+            "[ERROR] vouch runs snippets in",
+        ),
+    ];
+    for (tool, args, wanted) in table {
+        let out = tools::call(tool, &args, &c);
+        assert!(out.text.contains(wanted), "{tool}: {}", out.text);
+    }
+    // Commands a probe runs are commands of the run: receipts, evidence.
+    let probed = tools::call(
+        "probe_assert_output",
+        &json!({"command": "echo hello", "expected": "hell"}),
+        &c,
+    );
+    assert!(
+        probed
+            .effects
+            .iter()
+            .any(|e| matches!(e, Effect::Ran(r) if r.command == "echo hello"))
+    );
+    std::fs::write(
+        dir.path().join("page.html"),
+        "<h1>Hi</h1><script>x</script><p>a &amp; b</p>",
+    )
+    .unwrap();
+    let doc = tools::call("document_extract_text", &json!({"path": "page.html"}), &c);
+    assert_eq!(doc.text, "Hi\na & b");
+    let pdf = tools::call("document_extract_text", &json!({"path": "spec.pdf"}), &c);
+    assert!(pdf.text.contains("does not read `.pdf`"), "{}", pdf.text);
 }

@@ -6,11 +6,11 @@
 //! sent to the address checked, so a name that resolves differently the second time cannot
 //! lead it elsewhere.
 
-use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
+use vouch_llm::guarded::{self, Fetch, FetchError};
 
 use super::{Executor, Job, failed, need_seconds, need_string, string};
 use crate::store::Outcome;
@@ -147,116 +147,52 @@ impl Http {
             .unwrap_or(self.policy.max_body)
             .min(self.policy.max_body);
         let url_text = string(inputs, "url").unwrap_or_default();
-        let Ok(url) = reqwest::Url::parse(url_text) else {
-            return failed(format!("`{url_text}` is not a URL"), Value::Null);
-        };
-        let (Some(host), Some(port)) = (url.host_str(), url.port_or_known_default()) else {
-            return failed(format!("`{url_text}` names no host"), Value::Null);
-        };
-        let host = host
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .to_owned();
-        let resolved =
-            match tokio::time::timeout(timeout, tokio::net::lookup_host((host.as_str(), port)))
-                .await
-            {
-                Ok(Ok(addrs)) => addrs.collect::<Vec<SocketAddr>>(),
-                Ok(Err(e)) => return failed(format!("cannot resolve {host}: {e}"), Value::Null),
-                Err(_) => return failed(format!("resolving {host} took too long"), Value::Null),
-            };
-        let target = if self.policy.allow_private {
-            resolved.first().copied()
-        } else {
-            if let Some(private) = resolved.iter().find(|a| !public(a.ip())) {
-                return failed(
-                    format!(
-                        "{url_text} resolves to {}, which is not a public address (hint: start the server with --allow-private-http to reach it)",
-                        private.ip()
-                    ),
-                    json!({"address": private.ip().to_string()}),
-                );
-            }
-            resolved.first().copied()
-        };
-        let Some(target) = target else {
-            return failed(format!("{host} resolves to no address"), Value::Null);
-        };
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let client = match reqwest::Client::builder()
-            .timeout(timeout)
-            .redirect(reqwest::redirect::Policy::none())
-            .resolve(&host, target)
-            .build()
-        {
-            Ok(c) => c,
-            Err(e) => return failed(format!("cannot make an HTTP client: {e}"), Value::Null),
-        };
-        let method = string(inputs, "method")
+        let mut fetch = Fetch::get(url_text);
+        fetch.method = string(inputs, "method")
             .unwrap_or("GET")
             .to_ascii_uppercase();
-        let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap_or(reqwest::Method::GET);
-        let mut request = client.request(method, url.clone());
+        fetch.timeout = timeout;
+        fetch.max_body = cap;
+        fetch.allow_private = self.policy.allow_private;
         if let Some(Value::Object(headers)) = inputs.get("headers") {
             for (k, v) in headers {
                 let v = v.as_str().map_or_else(|| v.to_string(), str::to_owned);
-                request = request.header(k.as_str(), v);
+                fetch.headers.push((k.clone(), v));
             }
         }
         match inputs.get("body") {
             None | Some(Value::Null) => {}
-            Some(Value::String(s)) => request = request.body(s.clone()),
+            Some(Value::String(s)) => fetch.body = Some(s.clone()),
             Some(v) => {
-                request = request
-                    .header("content-type", "application/json")
-                    .body(v.to_string());
+                fetch
+                    .headers
+                    .push(("content-type".to_owned(), "application/json".to_owned()));
+                fetch.body = Some(v.to_string());
             }
         }
-        let mut response = match request.send().await {
-            Ok(r) => r,
-            Err(e) if e.is_timeout() => {
+        let fetched = match guarded::fetch(&fetch).await {
+            Ok(f) => f,
+            Err(FetchError::Private { url, address }) => {
                 return failed(
                     format!(
-                        "no answer from {url_text} within {} s",
-                        timeout.as_secs_f64()
+                        "{url} resolves to {address}, which is not a public address (hint: start the server with --allow-private-http to reach it)"
                     ),
-                    Value::Null,
+                    json!({"address": address.to_string()}),
                 );
             }
-            Err(e) => return failed(format!("request to {url_text} failed: {e}"), Value::Null),
+            Err(e) => return failed(e.to_string(), Value::Null),
         };
-        let status = response.status().as_u16();
-        let mut bytes: Vec<u8> = Vec::new();
-        let mut total: u64 = 0;
-        loop {
-            match response.chunk().await {
-                Ok(Some(chunk)) => {
-                    total += chunk.len() as u64;
-                    let room = cap.saturating_sub(bytes.len());
-                    bytes.extend_from_slice(&chunk[..chunk.len().min(room)]);
-                    // Past the cap the rest is not read: the connection is dropped.
-                    if bytes.len() >= cap && chunk.len() > room {
-                        break;
-                    }
-                }
-                Ok(None) => break,
-                Err(e) => {
-                    return failed(
-                        format!("reading the answer of {url_text} failed: {e}"),
-                        Value::Null,
-                    );
-                }
-            }
-        }
-        let truncated = total > bytes.len() as u64;
-        let text = String::from_utf8_lossy(&bytes).into_owned();
-        let body = if truncated {
+        let status = fetched.status;
+        let text = String::from_utf8_lossy(&fetched.body).into_owned();
+        let body = if fetched.truncated {
             Value::String(text)
         } else {
             serde_json::from_str::<Value>(&text).unwrap_or(Value::String(text))
         };
         let mut report = json!({"status": status, "body": body});
-        if truncated && let Value::Object(m) = &mut report {
+        if fetched.truncated
+            && let Value::Object(m) = &mut report
+        {
             m.insert("truncated".into(), Value::Bool(true));
             m.insert("max_body".into(), json!(cap));
         }
@@ -264,69 +200,6 @@ impl Http {
             Outcome::Completed(report)
         } else {
             failed(format!("{url_text} answered HTTP {status}"), report)
-        }
-    }
-}
-
-/// Returns true when `ip` is a public address: not loopback, private, link-local, unique-local,
-/// carrier-grade NAT, documentation, benchmarking, unspecified, broadcast or multicast, nor an
-/// IPv4 address of those mapped into IPv6.
-fn public(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => {
-            let [a, b, ..] = v4.octets();
-            !(v4.is_loopback()
-                || v4.is_private()
-                || v4.is_link_local()
-                || v4.is_unspecified()
-                || v4.is_broadcast()
-                || v4.is_multicast()
-                || v4.is_documentation()
-                || a == 0
-                || (a == 100 && (64..128).contains(&b))
-                || (a == 198 && (b == 18 || b == 19))
-                || a >= 240)
-        }
-        IpAddr::V6(v6) => {
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return public(IpAddr::V4(v4));
-            }
-            let first = v6.segments()[0];
-            !(v6.is_loopback()
-                || v6.is_unspecified()
-                || v6.is_multicast()
-                || (first & 0xfe00) == 0xfc00
-                || (first & 0xffc0) == 0xfe80
-                || first == 0x2001 && v6.segments()[1] == 0x0db8)
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_public_addresses_are_public() {
-        for private in [
-            "127.0.0.1",
-            "10.1.2.3",
-            "172.16.0.1",
-            "192.168.1.1",
-            "169.254.169.254",
-            "100.64.0.1",
-            "0.0.0.0",
-            "255.255.255.255",
-            "::1",
-            "fd00::1",
-            "fe80::1",
-            "::ffff:127.0.0.1",
-            "::ffff:169.254.169.254",
-        ] {
-            assert!(!public(private.parse().unwrap()), "{private}");
-        }
-        for open in ["93.184.216.34", "1.1.1.1", "2606:4700:4700::1111"] {
-            assert!(public(open.parse().unwrap()), "{open}");
         }
     }
 }
