@@ -23,6 +23,8 @@ pub(crate) struct RunState {
     pub(crate) own: OwnEntries,
     /// The session's log, and how many of its events are in it: each turn appends its own.
     log: Option<(std::fs::File, usize)>,
+    /// How many of the session's subagents the log holds.
+    subagents_written: usize,
     /// The journal, once the run's past is rebuilt.
     pub(crate) journal: Option<Journal>,
     /// Tokens the sub-agents of the current turn used (added to the turn's).
@@ -42,6 +44,7 @@ impl RunState {
             run_id: String::new(),
             own: OwnEntries::empty(String::new()),
             log: None,
+            subagents_written: 0,
             journal: None,
             sub_usage: vouch_llm::Usage::default(),
         }
@@ -129,6 +132,18 @@ impl RunState {
         (recorded, result)
     }
 
+    /// Adds the sub-agent call `call_id` of `agent` started to the session, as a subagent.
+    pub(crate) fn apply_subagent(
+        &mut self,
+        agent: &str,
+        call_id: &str,
+        messages: &[vouch_llm::ChatMessage],
+    ) {
+        self.session
+            .subagents
+            .push(crate::subagent::session_of(agent, call_id, messages));
+    }
+
     /// Returns the conversation as `agent` sees it (`view.rs`), with the run's compaction
     /// `window`.
     pub(crate) fn view(
@@ -164,8 +179,21 @@ impl RunState {
             &mut bytes,
         )
         .map_err(|e| fail(&e))?;
-        file.write_all(&bytes).map_err(|e| fail(&e))?;
         *written = self.session.events.len();
+        // New subagents follow, each under a header naming its parent; the parent's own
+        // header then reopens it for the events still to come.
+        let new = &self.session.subagents[self.subagents_written..];
+        if !new.is_empty() {
+            for (i, sub) in new.iter().enumerate() {
+                let key = format!("0.{}", self.subagents_written + i);
+                vouch_session::write_jsonl_subagent(sub, &key, "0", &mut bytes)
+                    .map_err(|e| fail(&e))?;
+            }
+            vouch_session::write_jsonl_reopen(&self.session, "0", &mut bytes)
+                .map_err(|e| fail(&e))?;
+            self.subagents_written = self.session.subagents.len();
+        }
+        file.write_all(&bytes).map_err(|e| fail(&e))?;
         Ok(())
     }
 }

@@ -87,6 +87,16 @@ pub(crate) enum Record {
         /// The route keyword of a `handoff` call.
         handoff: Option<String>,
     },
+    /// A sub-agent a call started (`sub_agent_explore`): its conversation, recorded as a
+    /// subagent of the calling turn.
+    Subagent {
+        /// The agent whose call started it.
+        agent: String,
+        /// The call.
+        call_id: String,
+        /// What it said and did.
+        messages: Vec<vouch_llm::ChatMessage>,
+    },
     /// A turn's change-log entry, journaled before it is appended to the change log (a
     /// resumed run appends it when the change log lacks it, never twice); `None` when the turn
     /// changed and ran nothing.

@@ -64,7 +64,7 @@ pub use config::{
 pub use error::RunError;
 pub use models::Models;
 pub use progress::Progress;
-pub use record::{RunRecord, TurnRecord, read_run};
+pub use record::{Call, RunRecord, TurnRecord, read_run};
 pub use run::{Ended, RunOptions, Summary, resume, run};
 pub use state::{RunFiles, run_dir, state_root};
 pub use verify::{VerifiedRun, verify_run};

@@ -23,12 +23,17 @@ pub struct TurnRecord {
     /// The turn's number, from 1.
     pub number: u32,
     /// Its tool calls and their results, in order (a call the run stopped in has none).
-    pub calls: Vec<(ToolCall, Option<ToolResult>)>,
+    pub calls: Vec<Call>,
     /// What the router decided on the reply; `None` for a turn the run stopped in.
     pub decision: Option<Decision>,
     /// What the turn's model calls cost.
     pub usage: Usage,
+    /// The sub-agents its calls started: the starting call's id, and their calls.
+    pub subagents: Vec<(String, Vec<Call>)>,
 }
+
+/// A tool call of a turn and its result (none when the run stopped in it).
+pub type Call = (ToolCall, Option<ToolResult>);
 
 /// A run, read from its journal.
 #[derive(Debug, Clone)]
@@ -79,6 +84,7 @@ pub fn read_run(workdir: &Path, state_root_dir: Option<&Path>) -> Result<RunReco
                 calls: Vec::new(),
                 decision: None,
                 usage: Usage::default(),
+                subagents: Vec::new(),
             }),
             Record::Step {
                 agent,
@@ -125,6 +131,30 @@ pub fn read_run(workdir: &Path, state_root_dir: Option<&Path>) -> Result<RunReco
             Record::Decided { decision, .. } => {
                 if let Some(turn) = record.turns.last_mut() {
                     turn.decision = Some(decision);
+                }
+            }
+            Record::Subagent {
+                call_id, messages, ..
+            } => {
+                if let Some(turn) = record.turns.last_mut() {
+                    let sub = crate::subagent::session_of(&turn.agent, &call_id, &messages);
+                    let calls = sub
+                        .events
+                        .iter()
+                        .filter_map(|e| e.as_tool_call().cloned())
+                        .map(|c| {
+                            let result = sub.events.iter().find_map(|e| match &e.kind {
+                                vouch_session::EventKind::ToolResult(r)
+                                    if r.call_id == c.call_id =>
+                                {
+                                    Some(r.clone())
+                                }
+                                _ => None,
+                            });
+                            (c, result)
+                        })
+                        .collect();
+                    turn.subagents.push((call_id, calls));
                 }
             }
             Record::Begin { .. } | Record::Recorded { .. } => {}

@@ -136,6 +136,11 @@ pub(crate) fn replay(records: Vec<Record>, workdir: &Path) -> Result<Replayed, R
                     });
                 r.state.apply_result(&agent, &call, &text, outcome);
             }
+            Record::Subagent {
+                agent,
+                call_id,
+                messages,
+            } => r.state.apply_subagent(&agent, &call_id, &messages),
             Record::Recorded { entry, .. } => {
                 let p = r.pending.get_or_insert_with(Pending::default);
                 p.recorded = true;

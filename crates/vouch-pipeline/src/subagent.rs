@@ -28,8 +28,93 @@ pub(crate) struct SubContext<'a> {
     pub(crate) sub: (&'a dyn vouch_llm::ModelClient, Option<&'a ModelConfig>),
 }
 
-/// Runs the sub-agent `call` asks for; returns its answer and the tokens it used.
-pub(crate) fn run(t: &SubContext<'_>, call: &ToolCallRequest) -> (ToolOutput, Usage) {
+/// What a sub-agent did: its answer, its tokens, and its conversation (to record).
+pub(crate) struct Ran {
+    pub(crate) output: ToolOutput,
+    pub(crate) usage: Usage,
+    pub(crate) messages: Vec<ChatMessage>,
+}
+
+/// Runs the sub-agent `call` asks for.
+pub(crate) fn run(t: &SubContext<'_>, call: &ToolCallRequest) -> Ran {
+    let (output, usage, messages) = explore(t, call);
+    Ran {
+        output,
+        usage,
+        messages,
+    }
+}
+
+/// Returns the session of a sub-agent started by call `call_id` of `agent`, from its
+/// conversation: a subagent of the run's session, linked to the call.
+pub(crate) fn session_of(
+    agent: &str,
+    call_id: &str,
+    messages: &[ChatMessage],
+) -> vouch_session::Session {
+    use vouch_session::{
+        Actor, Args, EventKind, Format, Message, Output, Role, ToolCall, ToolResult,
+    };
+    let name = format!("{agent}/explorer");
+    let mut s = vouch_session::Session {
+        id: format!("sub-{call_id}"),
+        agent: vouch_session::Agent::Orchestrator,
+        name: Some(name.clone()),
+        spawned_by: Some(call_id.to_owned()),
+        ..vouch_session::Session::default()
+    };
+    for m in messages {
+        match m {
+            ChatMessage::User { text } => {
+                s.push(
+                    Actor::new(Role::User),
+                    EventKind::Message(Message { text: text.clone() }),
+                );
+            }
+            ChatMessage::Assistant { text, calls } => {
+                if !text.trim().is_empty() {
+                    s.push(
+                        Actor::named(Role::Assistant, name.as_str()),
+                        EventKind::Message(Message { text: text.clone() }),
+                    );
+                }
+                for c in calls {
+                    s.push(
+                        Actor::named(Role::Assistant, name.as_str()),
+                        EventKind::ToolCall(ToolCall {
+                            call_id: c.id.clone(),
+                            name: c.name.clone(),
+                            kind: vouch_session::tool_kind(Format::Chat, &c.name),
+                            args: Args::from_value(c.arguments.clone()),
+                        }),
+                    );
+                }
+            }
+            ChatMessage::Tool {
+                call_id, content, ..
+            } => {
+                s.push(
+                    Actor::named(Role::Tool, name.as_str()),
+                    EventKind::ToolResult(ToolResult {
+                        call_id: call_id.clone(),
+                        outcome: if content.starts_with("[ERROR]")
+                            || content.starts_with("[DENIED]")
+                        {
+                            vouch_session::Outcome::Error
+                        } else {
+                            vouch_session::Outcome::Ok
+                        },
+                        output: Output::inline(content.as_str()),
+                    }),
+                );
+            }
+        }
+    }
+    s
+}
+
+/// The sub-agent's loop: its answer, its tokens, its conversation.
+fn explore(t: &SubContext<'_>, call: &ToolCallRequest) -> (ToolOutput, Usage, Vec<ChatMessage>) {
     let arg = |k: &str| call.arguments.get(k).and_then(Value::as_str).map(str::trim);
     let question = match (call.name.as_str(), arg("question"), arg("symbol")) {
         ("sub_agent_explore", Some(q), _) if !q.is_empty() => {
@@ -45,12 +130,14 @@ pub(crate) fn run(t: &SubContext<'_>, call: &ToolCallRequest) -> (ToolOutput, Us
             return (
                 ToolOutput::error("missing the string argument `question`"),
                 Usage::default(),
+                Vec::new(),
             );
         }
         _ => {
             return (
                 ToolOutput::error("missing the string argument `symbol`"),
                 Usage::default(),
+                Vec::new(),
             );
         }
     };
@@ -96,6 +183,7 @@ pub(crate) fn run(t: &SubContext<'_>, call: &ToolCallRequest) -> (ToolOutput, Us
                 return (
                     ToolOutput::error(format!("the sub-agent's model failed: {e}")),
                     usage,
+                    messages,
                 );
             }
         };
@@ -108,7 +196,11 @@ pub(crate) fn run(t: &SubContext<'_>, call: &ToolCallRequest) -> (ToolOutput, Us
             } else {
                 reply.text
             };
-            return (ToolOutput::ok(text), usage);
+            messages.push(ChatMessage::Assistant {
+                text: text.clone(),
+                calls: Vec::new(),
+            });
+            return (ToolOutput::ok(text), usage, messages);
         }
         messages.push(ChatMessage::Assistant {
             text: reply.text.clone(),

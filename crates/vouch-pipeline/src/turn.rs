@@ -295,9 +295,15 @@ impl RunState {
                 runtime: t.runtime,
                 sub: t.sub,
             };
-            let (out, usage) = crate::subagent::run(&sub, call);
-            self.sub_usage = self.sub_usage + usage;
-            return Ok(out);
+            let ran = crate::subagent::run(&sub, call);
+            self.sub_usage = self.sub_usage + ran.usage;
+            self.journal(&Record::Subagent {
+                agent: agent.name.clone(),
+                call_id: call.id.clone(),
+                messages: ran.messages.clone(),
+            })?;
+            self.apply_subagent(&agent.name, &call.id, &ran.messages);
+            return Ok(ran.output);
         }
         match tools::prepare(&call.name, &call.arguments, t.cx) {
             Prepared::Done(out) => {

@@ -51,7 +51,10 @@ pub use hash::{FastMap, FnvHasher};
 pub use output::{Encoding, INLINE_LIMIT, Output, PREVIEW_LEN, Span};
 pub use read::{read_from, read_path};
 pub use readers::tool_kind;
-pub use readers::vouch::{write_json, write_jsonl, write_jsonl_events, write_jsonl_header};
+pub use readers::vouch::{
+    write_json, write_jsonl, write_jsonl_events, write_jsonl_header, write_jsonl_reopen,
+    write_jsonl_subagent,
+};
 pub use session::{Agent, Format, Session, Source, Turn, Usage};
 pub use source::{ReadOptions, ReadReport};
 pub use stats::SessionStats;

@@ -15,5 +15,6 @@ mod route;
 mod run;
 mod serve;
 mod session;
+mod subagent;
 mod support;
 mod tasks;

@@ -109,6 +109,7 @@ pub(crate) fn read(
         sessions: Vec::new(),
         keys: HashMap::new(),
         parents: Vec::new(),
+        current: 0,
     };
     let diagnostics = drive(reader, input, options, &mut log)?;
     if log.sessions.is_empty() {
@@ -140,6 +141,8 @@ struct VouchLog<'i> {
     sessions: Vec<Session>,
     keys: HashMap<String, usize>,
     parents: Vec<Option<usize>>,
+    /// The session event lines go to: the last opened, or one a header reopened.
+    current: usize,
 }
 
 impl LineSink for VouchLog<'_> {
@@ -149,7 +152,7 @@ impl LineSink for VouchLog<'_> {
         }
         LineError::expect_object(line)?;
         let e: EventLine<'_, &RawValue, &RawValue> = serde_json::from_str(line)?;
-        let Some(session) = self.sessions.last_mut() else {
+        let Some(session) = self.sessions.get_mut(self.current) else {
             return Err(LineError::shape("an event before the first session header"));
         };
         let kind = match &*e.kind {
@@ -204,6 +207,12 @@ impl VouchLog<'_> {
                 "unsupported vouch log version `{v}`"
             )));
         }
+        // A header of a key already read reopens that session (a run's log, after the
+        // subagents it appended).
+        if let Some(&index) = h.key.as_deref().and_then(|k| self.keys.get(k)) {
+            self.current = index;
+            return Ok(());
+        }
         let parent = match h.parent.as_deref() {
             Some(p) => Some(*self.keys.get(p).ok_or_else(|| {
                 LineError::shape(format!("a session header names an unknown parent `{p}`"))
@@ -212,6 +221,7 @@ impl VouchLog<'_> {
             None => return Err(LineError::shape("a second session header without `parent`")),
         };
         let key = h.key.as_deref().unwrap_or_default().to_owned();
+        self.current = self.sessions.len();
         self.keys.insert(key, self.sessions.len());
         self.parents.push(parent);
         self.sessions.push(Session {
@@ -318,6 +328,35 @@ pub fn write_jsonl<W: Write + ?Sized>(session: &Session, out: &mut W) -> Result<
 /// start of a log that [`write_jsonl_events`] then appends to, as a run goes on.
 pub fn write_jsonl_header<W: Write + ?Sized>(session: &Session, out: &mut W) -> Result<(), Error> {
     write_json_line(out, &header(session, Some("0".to_owned()), None))
+}
+
+/// Writes `sub` (and its events; not its own subagents) as a subagent section of a log being
+/// appended to: a header with key `key` naming its parent `parent`, then its events.
+pub fn write_jsonl_subagent<W: Write + ?Sized>(
+    sub: &Session,
+    key: &str,
+    parent: &str,
+    out: &mut W,
+) -> Result<(), Error> {
+    write_json_line(
+        out,
+        &header(sub, Some(key.to_owned()), Some(parent.to_owned())),
+    )?;
+    for e in &sub.events {
+        write_json_line(out, &event_line(sub, e)?)?;
+    }
+    Ok(())
+}
+
+/// Writes a header line that reopens the session of key `key` (written earlier in the log):
+/// the event lines after it are that session's again. A run appends its subagents as they
+/// happen and reopens its own session after them.
+pub fn write_jsonl_reopen<W: Write + ?Sized>(
+    session: &Session,
+    key: &str,
+    out: &mut W,
+) -> Result<(), Error> {
+    write_json_line(out, &header(session, Some(key.to_owned()), None))
 }
 
 /// Writes `events` of `session` as event lines of vouch's JSONL format, after its header line.

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use vouch_gate::Decision;
 use vouch_llm::Usage;
 use vouch_pipeline::{Ended, RunRecord, TurnRecord};
-use vouch_session::ToolKind;
+use vouch_session::{ToolCall, ToolKind, ToolResult};
 
 use super::page::{escape_text, page};
 use crate::render::text::{self, Verdict, count_u64, excerpt, plural_count};
@@ -144,8 +144,40 @@ fn turn(out: &mut String, t: &TurnRecord, col: usize, row: usize) {
     if t.calls.is_empty() {
         let _ = write!(out, "<p class=\"meta\">no tool calls</p>");
     }
+    rows(out, &t.calls);
+    // Sub-agents the turn's calls started, each under a heading naming its call.
+    for (call_id, calls) in &t.subagents {
+        let _ = write!(
+            out,
+            "<div class=\"subagent\" aria-label=\"sub-agent of call {id}\"><p class=\"meta\">sub-agent of <code>{id}</code></p>",
+            id = escape_text(call_id)
+        );
+        rows(out, calls);
+        let _ = write!(out, "</div>");
+    }
+    let files: Vec<&str> = t
+        .calls
+        .iter()
+        .filter(|(c, r)| {
+            c.kind.writes_files() && r.as_ref().is_some_and(|r| r.outcome.is_success())
+        })
+        .flat_map(|(c, _)| c.touched_paths())
+        .collect();
+    let commands: Vec<&str> = t
+        .calls
+        .iter()
+        .filter(|(c, _)| c.kind == ToolKind::Shell)
+        .filter_map(|(c, _)| c.command())
+        .collect();
+    code_list(out, "files written", &files);
+    code_list(out, "commands run", &commands);
+    let _ = write!(out, "</section>");
+}
+
+/// Writes calls and their outcomes as a list of rows.
+fn rows(out: &mut String, calls: &[(ToolCall, Option<ToolResult>)]) {
     let _ = write!(out, "<ul class=\"rows\">");
-    for (call, result) in &t.calls {
+    for (call, result) in calls {
         let outcome = result.as_ref().map(|r| r.outcome);
         let (class, mark) = match outcome {
             Some(o) if o.is_success() => ("ok", "✓"),
@@ -165,23 +197,6 @@ fn turn(out: &mut String, t: &TurnRecord, col: usize, row: usize) {
         );
     }
     let _ = write!(out, "</ul>");
-    let files: Vec<&str> = t
-        .calls
-        .iter()
-        .filter(|(c, r)| {
-            c.kind.writes_files() && r.as_ref().is_some_and(|r| r.outcome.is_success())
-        })
-        .flat_map(|(c, _)| c.touched_paths())
-        .collect();
-    let commands: Vec<&str> = t
-        .calls
-        .iter()
-        .filter(|(c, _)| c.kind == ToolKind::Shell)
-        .filter_map(|(c, _)| c.command())
-        .collect();
-    code_list(out, "files written", &files);
-    code_list(out, "commands run", &commands);
-    let _ = write!(out, "</section>");
 }
 
 /// Writes `label: a, b, c` with each item as code, when there are items.
