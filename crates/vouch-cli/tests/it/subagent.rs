@@ -3,7 +3,7 @@
 
 use crate::support::vouch_env;
 
-const PIPELINE: &str = r#"
+const PIPELINE: &str = r"
 Orchestration:
   Models:
     demo: {Provider: scripted, Script: replies.yaml}
@@ -17,7 +17,7 @@ Orchestration:
     Type: composite
     MaxIterations: 2
     Strategies: [{Type: regex, Pattern: DONE}]
-"#;
+";
 
 const REPLIES: &str = r#"
 agents:
