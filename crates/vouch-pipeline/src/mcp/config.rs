@@ -41,6 +41,22 @@ pub struct McpServer {
     pub location: Location,
 }
 
+impl McpServer {
+    /// A stdio server `name` started as `command` with `args`, calls limited to `timeout`.
+    pub fn stdio(name: &str, command: &str, args: &[&str], timeout: Duration) -> McpServer {
+        McpServer {
+            name: name.to_owned(),
+            transport: McpTransport::Stdio {
+                command: command.to_owned(),
+                args: args.iter().map(|a| (*a).to_owned()).collect(),
+                env: Vec::new(),
+            },
+            timeout,
+            location: Location::default(),
+        }
+    }
+}
+
 /// Reads `McpServers`.
 pub(crate) fn servers(r: &mut Reader, node: &Spanned<Node>, path: &str) -> Vec<McpServer> {
     let Node::Seq(items) = &node.value else {
