@@ -104,25 +104,13 @@ impl GateSet {
                 )
             })
             .collect();
-        let routes = config
-            .routes
-            .iter()
-            .map(|r| Built {
-                validators: validators(&r.validators, r.patterns()),
-                contracts: indexes(&r.contracts),
-                requires: requires(&r.requires, &format!("route `{}`", r.keyword)),
-            })
-            .collect();
-        let structured = config
-            .selection
-            .structured
-            .iter()
-            .map(|r| Built {
-                validators: validators(&r.validators, r.patterns()),
-                contracts: indexes(&r.contracts),
-                requires: requires(&r.requires, &format!("route `{}`", r.keyword)),
-            })
-            .collect();
+        let route = |r: &Route| Built {
+            validators: validators(&r.validators, r.patterns()),
+            contracts: indexes(&r.contracts),
+            requires: requires(&r.requires, &format!("route `{}`", r.keyword)),
+        };
+        let routes = config.routes.iter().map(route).collect();
+        let structured = config.selection.structured.iter().map(route).collect();
         let strategies = config
             .termination
             .iter()

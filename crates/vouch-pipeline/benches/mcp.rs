@@ -3,7 +3,6 @@
 //!
 //! `cargo bench -p vouch-pipeline --bench mcp`
 
-use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -14,26 +13,6 @@ fn main() {
     divan::main();
 }
 
-/// The stand-in server, built when missing.
-fn standin() -> PathBuf {
-    let exe = std::env::current_exe().expect("the bench's path");
-    let dir = exe.parent().and_then(|d| d.parent()).expect("the target folder");
-    let bin = dir.join("vouch-standin-mcp");
-    if !bin.exists() {
-        let release = dir.ends_with("release");
-        let mut args = vec!["build", "-p", "vouch-standin", "--bin", "vouch-standin-mcp"];
-        if release {
-            args.push("--release");
-        }
-        let ok = std::process::Command::new(env!("CARGO"))
-            .args(&args)
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(ok, "cargo build -p vouch-standin");
-    }
-    bin
-}
-
 fn connected() -> &'static (tokio::runtime::Runtime, Clients) {
     static C: OnceLock<(tokio::runtime::Runtime, Clients)> = OnceLock::new();
     C.get_or_init(|| {
@@ -41,8 +20,13 @@ fn connected() -> &'static (tokio::runtime::Runtime, Clients) {
             .enable_all()
             .build()
             .expect("a runtime");
-        let bin = standin();
-        let server = McpServer::stdio("standin", &bin.to_string_lossy(), &[], Duration::from_secs(10));
+        let bin = vouch_standin::mcp::stdio_binary();
+        let server = McpServer::stdio(
+            "standin",
+            &bin.to_string_lossy(),
+            &[],
+            Duration::from_secs(10),
+        );
         let clients = Clients::start(
             &[server],
             &vouch_process::EnvPolicy::default(),

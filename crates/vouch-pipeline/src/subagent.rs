@@ -5,7 +5,7 @@
 //! does not fill the calling agent's context. Its calls read and never change anything.
 
 use serde_json::Value;
-use vouch_llm::{ChatMessage, ChatRequest, ToolCallRequest, ToolChoice, ToolSpec, Usage};
+use vouch_llm::{ChatMessage, ChatRequest, ToolCallRequest, ToolChoice, Usage};
 
 use crate::config::{AgentConfig, ModelConfig};
 use crate::tools::ToolContext;
@@ -147,16 +147,7 @@ fn explore(t: &SubContext<'_>, call: &ToolCallRequest) -> (ToolOutput, Usage, Ve
     } else {
         agent.sub_agent.tools.clone()
     };
-    let specs: Vec<ToolSpec> = allowed
-        .iter()
-        .filter_map(|name| {
-            Some(ToolSpec {
-                name: name.clone(),
-                description: tools::description(name)?.to_owned(),
-                parameters: tools::parameters(name)?,
-            })
-        })
-        .collect();
+    let specs = tools::specs(&allowed);
     let (client, model) = t.sub;
     let mut messages = vec![ChatMessage::User { text: question }];
     let mut usage = Usage::default();

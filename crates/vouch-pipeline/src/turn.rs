@@ -107,17 +107,7 @@ impl RunState {
                 return Ok(turn);
             }
         }
-        let mut specs: Vec<ToolSpec> = agent
-            .tools
-            .iter()
-            .filter_map(|name| {
-                Some(ToolSpec {
-                    name: name.clone(),
-                    description: tools::description(name)?.to_owned(),
-                    parameters: tools::parameters(name)?,
-                })
-            })
-            .collect();
+        let mut specs: Vec<ToolSpec> = tools::specs(&agent.tools);
         specs.extend(mcp_tools(t).map(|tool| ToolSpec {
             name: tool.name.clone(),
             description: tool.description.clone(),

@@ -236,24 +236,6 @@ fn errors_of_every_phase_come_in_one_report() {
     }
 }
 
-/// The stdio stand-in MCP server, next to the test binaries (built here when missing).
-fn standin_mcp() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let bin = exe
-        .parent()
-        .and_then(|d| d.parent())
-        .unwrap()
-        .join("vouch-standin-mcp");
-    if !bin.exists() {
-        let status = std::process::Command::new(env!("CARGO"))
-            .args(["build", "-p", "vouch-standin", "--bin", "vouch-standin-mcp"])
-            .status()
-            .unwrap();
-        assert!(status.success());
-    }
-    bin
-}
-
 /// Runs fuseraft's MCP example `name` with its server replaced: `replace` turns the
 /// fixture's text into the one that names the stand-in.
 fn mcp_run(
@@ -319,7 +301,7 @@ fn mcp_model() -> Server {
 
 #[test]
 fn fuseraft_s_stdio_mcp_example_runs_with_the_stand_in_server() {
-    let bin = standin_mcp();
+    let bin = vouch_standin::mcp::stdio_binary();
     let model = mcp_model();
     let (code, stdout, stderr, _work) = mcp_run(
         "examples/playwright-mcp.yaml",
@@ -335,40 +317,27 @@ fn fuseraft_s_stdio_mcp_example_runs_with_the_stand_in_server() {
     let session = std::fs::read_to_string(&session_path).unwrap();
     assert!(session.contains("mcp__playwright__echo"), "{session}");
     // An agent test asserts on the recorded MCP call like on any other.
-    let dir = tempfile::tempdir().unwrap();
-    let test = dir.path().join("mcp.vouch.yaml");
-    std::fs::write(
-        &test,
-        "name: used the browser tool\nprompt: Use the tools.\nassertions:\n  - tool: mcp__playwright__echo\n    params: {text: hi}\n    succeeded: true\n  - tool: mcp__playwright__fail\n    called: false\n",
-    )
-    .unwrap();
-    let out = vouch_env(
-        dir.path(),
-        &["analyze", test.to_str().unwrap(), &session_path],
-        &[],
+    let analyze = |assertions: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        let test = dir.path().join("mcp.vouch.yaml");
+        let yaml = format!("name: MCP calls\nprompt: Use the tools.\nassertions:\n{assertions}");
+        std::fs::write(&test, yaml).unwrap();
+        let out = vouch_env(
+            dir.path(),
+            &["analyze", test.to_str().unwrap(), &session_path],
+            &[],
+        );
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (code, out) = analyze(
+        "  - tool: mcp__playwright__echo\n    params: {text: hi}\n    succeeded: true\n  - tool: mcp__playwright__fail\n    called: false\n",
     );
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    std::fs::write(
-        &test,
-        "name: never used it\nprompt: Use the tools.\nassertions:\n  - tool: mcp__playwright__echo\n    called: false\n",
-    )
-    .unwrap();
-    let out = vouch_env(
-        dir.path(),
-        &["analyze", test.to_str().unwrap(), &session_path],
-        &[],
-    );
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    assert_eq!(code, Some(0), "{out}");
+    let (code, out) = analyze("  - tool: mcp__playwright__echo\n    called: false\n");
+    assert_eq!(code, Some(1), "{out}");
 }
 
 #[test]

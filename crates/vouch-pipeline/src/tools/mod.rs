@@ -179,6 +179,21 @@ pub const TOOLS: &[(&str, &str, &str)] = &[
     ),
 ];
 
+/// Returns the model's definitions of the built-in tools `names` (a name that is not one is
+/// left out).
+pub fn specs(names: &[String]) -> Vec<vouch_llm::ToolSpec> {
+    names
+        .iter()
+        .filter_map(|name| {
+            Some(vouch_llm::ToolSpec {
+                name: name.clone(),
+                description: description(name)?.to_owned(),
+                parameters: parameters(name)?,
+            })
+        })
+        .collect()
+}
+
 /// Returns what tool `name` does, for the model's tool definitions.
 pub fn description(name: &str) -> Option<&'static str> {
     TOOLS

@@ -2,28 +2,9 @@
 //! tools listed and offered, every call recorded in the session and the change log, a hung
 //! call timed out, a flood capped, a server that cannot start a load error naming it.
 
-use std::path::PathBuf;
-
 use vouch_pipeline::{Ended, RunConfig, RunError, models, run};
 
 use crate::support::Project;
-
-/// The stdio stand-in: next to this test's binary (built by `cargo test --workspace`; built
-/// here when it is missing).
-fn standin() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let dir = exe.parent().and_then(|d| d.parent()).unwrap().to_owned();
-    let bin = dir.join("vouch-standin-mcp");
-    if !bin.exists() {
-        let status = std::process::Command::new(env!("CARGO"))
-            .args(["build", "-p", "vouch-standin", "--bin", "vouch-standin-mcp"])
-            .status()
-            .unwrap();
-        assert!(status.success());
-    }
-    assert!(bin.exists(), "no stand-in MCP server at {}", bin.display());
-    bin
-}
 
 fn pipeline(server: &str) -> String {
     format!(
@@ -107,7 +88,7 @@ fn check(summary: &vouch_pipeline::Summary) {
 
 #[test]
 fn a_stdio_server_s_calls_are_evidence() {
-    let bin = standin();
+    let bin = vouch_standin::mcp::stdio_binary();
     let (summary, _p) = go(&format!(
         "    - {{Name: standin, Transport: stdio, Command: {}, TimeoutSeconds: 2}}",
         bin.display()
@@ -127,7 +108,7 @@ fn an_http_server_s_calls_are_evidence() {
 
 #[test]
 fn a_server_that_cannot_start_is_an_error_naming_it() {
-    let bin = standin();
+    let bin = vouch_standin::mcp::stdio_binary();
     let (summary, _p) = go(&format!(
         "    - {{Name: standin, Command: {}, Args: [--exit-at-start]}}",
         bin.display()
