@@ -390,7 +390,7 @@ fn tools(r: &mut Reader, m: &mut Map<'_>, mcp_servers: &[String]) -> (Vec<String
                     at,
                     &pp,
                     format!("unknown tool or plugin `{t}`"),
-                    Some(format!("plugins: {}; or a tool's own name (an MCP server's `Name` comes with MCP support)", plugin_names())),
+                    Some(format!("plugins: {}; a tool's own name; or an MCP server's `Name` from `McpServers`", plugin_names())),
                 );
             }
         }
