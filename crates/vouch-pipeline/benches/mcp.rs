@@ -31,6 +31,7 @@ fn connected() -> &'static (tokio::runtime::Runtime, Clients) {
             &[server],
             &vouch_process::EnvPolicy::default(),
             &std::env::temp_dir(),
+            None,
             &runtime,
         )
         .expect("the stand-in starts");

@@ -44,6 +44,14 @@ pub(crate) enum Record {
         /// The task.
         task: String,
     },
+    /// How the kernel confines what the agents run, as the run (re)started: `Security.Sandbox`
+    /// and what this machine could not enforce.
+    Sandbox {
+        /// `on`, `best-effort` or `off`.
+        mode: String,
+        /// What the kernel could not enforce (best-effort), or everything (off).
+        missing: Vec<String>,
+    },
     /// An agent's turn began.
     Turn {
         /// The agent.

@@ -37,6 +37,7 @@
 
 mod brownfield;
 mod config;
+mod confine;
 mod conversation;
 mod error;
 mod fallover;
@@ -59,7 +60,7 @@ mod workspace;
 
 pub use config::{
     AgentConfig, Brownfield, Budget, Compaction, ContextWindow, Isolation, ModelConfig, Provider,
-    RunConfig, SubAgent, lint,
+    RunConfig, SandboxMode, SandboxPolicy, SubAgent, lint,
 };
 pub use error::RunError;
 pub use models::Models;

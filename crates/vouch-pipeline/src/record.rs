@@ -49,6 +49,8 @@ pub struct RunRecord {
     pub session: PathBuf,
     /// The journal it was read from.
     pub journal: PathBuf,
+    /// `Security.Sandbox` as the run last started, and what the kernel did not enforce.
+    pub sandbox: Option<(String, Vec<String>)>,
 }
 
 impl RunRecord {
@@ -74,6 +76,7 @@ pub fn read_run(workdir: &Path, state_root_dir: Option<&Path>) -> Result<RunReco
         tokens: BTreeMap::new(),
         session: files.session.clone(),
         journal: files.journal.clone(),
+        sandbox: None,
     };
     for entry in journal::read(&files.journal, &files.key)?.records {
         match entry {
@@ -157,6 +160,7 @@ pub fn read_run(workdir: &Path, state_root_dir: Option<&Path>) -> Result<RunReco
                     turn.subagents.push((call_id, calls));
                 }
             }
+            Record::Sandbox { mode, missing } => record.sandbox = Some((mode, missing)),
             Record::Begin { .. } | Record::Recorded { .. } => {}
         }
     }

@@ -214,6 +214,8 @@ fn execute(
         http: config.http.clone(),
     };
     let system = brown.system.as_deref();
+    let (sandbox, sandbox_record) = crate::confine::sandbox(config, &workdir, &files.dir)?;
+    cx.shell.sandbox.clone_from(&sandbox);
     // The MCP servers agents name: started (or reached) and listed before the first turn.
     let used: Vec<crate::mcp::McpServer> = config
         .mcp_servers
@@ -227,8 +229,14 @@ fn execute(
         })
         .cloned()
         .collect();
-    let mcp = crate::mcp::Clients::start(&used, &config.shell.env, &workdir, &runtime)
-        .map_err(RunError::Mcp)?;
+    let mcp = crate::mcp::Clients::start(
+        &used,
+        &config.shell.env,
+        &workdir,
+        sandbox.as_ref(),
+        &runtime,
+    )
+    .map_err(RunError::Mcp)?;
     check_mcp_capabilities(config, &mcp)?;
     let cap = options.max_turns.or(config.budget.max_turns);
     let budget = options.max_total_tokens.or(config.budget.max_total_tokens);
@@ -302,6 +310,7 @@ fn execute(
     }
     state.session.id.clone_from(&state.run_id);
     cx.run_id = Some(state.run_id.clone());
+    state.journal(&sandbox_record)?;
     let task = state
         .transcript
         .first()

@@ -29,3 +29,22 @@ fn true_command(hunt: bool) -> Option<i32> {
         .expect("`true` runs")
         .exit_code
 }
+
+/// `true` in the kernel's sandbox (Landlock on a fresh thread, a network namespace by
+/// `unshare`), against the same without it: the sandbox's set-up cost per command.
+#[divan::bench(args = ["plain", "landlock", "landlock+netns"], sample_count = 200)]
+fn sandboxed_true(bencher: divan::Bencher<'_, '_>, how: &str) {
+    let dir = std::env::temp_dir();
+    let sandbox = vouch_process::Sandbox::new(vec![dir]).network(how == "landlock");
+    bencher.bench(|| {
+        let mut cmd = Command::new("/bin/true");
+        vouch_process::EnvPolicy::default().apply(&mut cmd);
+        let options = Options::new(Duration::from_secs(10)).merged();
+        let options = if how == "plain" {
+            options
+        } else {
+            options.sandboxed(sandbox.clone())
+        };
+        run(cmd, &options).expect("`true` runs").exit_code
+    });
+}

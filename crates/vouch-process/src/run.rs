@@ -52,6 +52,9 @@ pub struct Options {
     /// they let go of the output pipes (a read of every process's environment, a few
     /// milliseconds); without it they are looked for only when they hold the pipes.
     pub hunt_escapes: bool,
+    /// Confines the child by the kernel ([`crate::Sandbox`]); a sandbox this machine cannot
+    /// enforce (outside best-effort) is an error, and the child does not start.
+    pub sandbox: Option<crate::Sandbox>,
 }
 
 impl Options {
@@ -64,7 +67,15 @@ impl Options {
             cap: None,
             cancel: None,
             hunt_escapes: false,
+            sandbox: None,
         }
+    }
+
+    /// Confines the child in `sandbox`.
+    #[must_use]
+    pub fn sandboxed(mut self, sandbox: crate::Sandbox) -> Options {
+        self.sandbox = Some(sandbox);
+        self
     }
 
     /// Looks for escaped processes after every run, not only when they hold the output pipes
@@ -156,7 +167,23 @@ impl Finished {
 /// Runs `command` (program, arguments, folder and environment already set) as the module
 /// header describes, and returns what became of it. Fails only when the child cannot start or
 /// cannot be waited for.
-pub fn run(mut command: Command, options: &Options) -> std::io::Result<Finished> {
+pub fn run(command: Command, options: &Options) -> std::io::Result<Finished> {
+    match &options.sandbox {
+        // The whole run happens on a thread the kernel confines: the child inherits its rules,
+        // and the thread lives as long as the child (a parent-death signal stays meaningful).
+        Some(sandbox) => {
+            sandbox.check().map_err(std::io::Error::other)?;
+            let command = sandbox.wrap(command);
+            sandbox
+                .confined(move || run_here(command, options))
+                .map_err(std::io::Error::other)?
+        }
+        None => run_here(command, options),
+    }
+}
+
+/// Runs `command` on this thread.
+fn run_here(mut command: Command, options: &Options) -> std::io::Result<Finished> {
     use std::os::unix::process::CommandExt;
     let started = Instant::now();
     let (out_reader, out_writer) = std::io::pipe()?;

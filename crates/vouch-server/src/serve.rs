@@ -30,6 +30,8 @@ pub struct Options {
     pub quiet: bool,
     /// Lets the `http` executor reach private, loopback and link-local addresses.
     pub allow_private_http: bool,
+    /// Whether the kernel confines `command` tasks.
+    pub sandbox: crate::engine::CommandSandbox,
     /// How long an event stream stays open on a tree none of whose tasks is queued or running.
     pub stream_idle: Duration,
 }
@@ -47,6 +49,7 @@ impl Options {
             lease: Duration::from_secs(10),
             quiet: false,
             allow_private_http: false,
+            sandbox: crate::engine::CommandSandbox::Off,
             stream_idle: crate::http::IDLE_END,
         }
     }
@@ -82,11 +85,23 @@ pub fn run(
             "listening on {addr}, beyond this machine, needs a token: give --token-env NAME (tasks run shell commands)"
         )));
     }
+    if options.sandbox == crate::engine::CommandSandbox::On {
+        let missing = vouch_process::support().missing(&vouch_process::Sandbox::default());
+        if !missing.is_empty() {
+            return Err(ServeError::Usage(format!(
+                "the sandbox of `command` tasks cannot be enforced on this machine: {}; start with --sandbox best-effort (or off) to serve without it",
+                missing.join("; ")
+            )));
+        }
+    }
     let store = Arc::new(Store::open(&options.db)?);
-    let registry = Arc::new(Registry::with_http(HttpPolicy {
-        allow_private: options.allow_private_http,
-        ..HttpPolicy::default()
-    }));
+    let registry = Arc::new(Registry::with_policies(
+        HttpPolicy {
+            allow_private: options.allow_private_http,
+            ..HttpPolicy::default()
+        },
+        options.sandbox,
+    ));
     let signals = Arc::new(Signals::default());
     let engine = if options.concurrency > 0 {
         let config = Config {

@@ -13,6 +13,7 @@ mod mcp;
 mod project;
 mod report;
 mod run;
+mod sandbox;
 mod serve;
 mod session;
 mod tasks;
@@ -60,6 +61,9 @@ pub(crate) enum Command {
     Report(report::ReportArgs),
     /// Serve vouch's verdicts to agents over MCP: gate checks, session summaries, agent tests
     Mcp(mcp::McpArgs),
+    /// The kernel's confinement of what agents run: what this machine enforces, proved
+    #[command(subcommand)]
+    Sandbox(sandbox::SandboxCommand),
 }
 
 /// Runs a command and returns its exit code.
@@ -78,5 +82,6 @@ pub(crate) fn run(command: &Command, ui: &mut Ui) -> Result<u8, CommandError> {
         Command::Serve(c) => serve::run(c, ui),
         Command::Report(c) => report::run(c, ui),
         Command::Mcp(c) => mcp::run(c, ui),
+        Command::Sandbox(c) => sandbox::run(c, ui),
     }
 }

@@ -61,6 +61,22 @@ pub(crate) struct ServeArgs {
     /// a task could otherwise read this machine's services or a cloud's metadata service)
     #[arg(long)]
     allow_private_http: bool,
+
+    /// Confine `command` tasks by the kernel (Landlock, a network namespace): `on` refuses to
+    /// serve where it cannot be enforced, `best-effort` runs with what the kernel offers
+    #[arg(long, value_enum, default_value = "on")]
+    sandbox: SandboxArg,
+}
+
+/// `--sandbox`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum SandboxArg {
+    /// Confined; no serving where the kernel cannot
+    On,
+    /// Confined as far as the kernel can
+    BestEffort,
+    /// Not confined
+    Off,
 }
 
 /// Runs `vouch serve`.
@@ -95,6 +111,11 @@ pub(crate) fn run(args: &ServeArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     options.lease = lease;
     options.quiet = args.quiet;
     options.allow_private_http = args.allow_private_http;
+    options.sandbox = match args.sandbox {
+        SandboxArg::On => vouch_server::engine::CommandSandbox::On,
+        SandboxArg::BestEffort => vouch_server::engine::CommandSandbox::BestEffort,
+        SandboxArg::Off => vouch_server::engine::CommandSandbox::Off,
+    };
     let stop = Arc::new(tokio::sync::Notify::new());
     let on_signal = Arc::clone(&stop);
     // A second handler cannot be installed in one process; then only the default applies.

@@ -196,7 +196,13 @@ fn a_journal_rewritten_before_a_kill_is_refused_on_resume_and_the_honest_twin_re
   Reviewer:
     - text: "APPROVED"
 "#;
-        let p = project(&script(LAZY_DEVELOPER, killer), NO_RULES);
+        // The kernel's sandbox stops both the edit (the journal is outside the working
+        // directory) and the kill (a signal out of the sandbox): this test turns it off to
+        // show that the journal's seal catches the rewrite all the same.
+        let p = project(
+            &script(LAZY_DEVELOPER, killer),
+            "    CommandTimeoutSeconds: 20\n    Sandbox: off",
+        );
         let journal = run_record(p.path()).join("journal.jsonl");
         let edit = if rewrite {
             format!(

@@ -307,6 +307,13 @@ fn fuseraft_s_stdio_mcp_example_runs_with_the_stand_in_server() {
         "examples/playwright-mcp.yaml",
         |t| {
             t.replace("Command: npx", &format!("Command: {}", bin.display()))
+                .replace(
+                    "\n  Agents:\n",
+                    &format!(
+                        "\n  Security:\n    ReadPaths: [{}]\n  Agents:\n",
+                        bin.parent().unwrap().display()
+                    ),
+                )
                 .replace("        - \"@playwright/mcp@latest\"\n        - \"--browser\"\n        - \"chromium\"\n", "        - --no-such-flag-needed\n")
         },
         &model,

@@ -13,6 +13,7 @@ mod report;
 mod review;
 mod route;
 mod run;
+mod sandbox;
 mod serve;
 mod session;
 mod subagent;

@@ -42,6 +42,44 @@ pub use sections::{Brownfield, Compaction};
 
 use crate::tools::ShellPolicy;
 
+/// `Security.Sandbox`: whether the kernel confines what agents run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SandboxMode {
+    /// Confined, or the run does not start (the default).
+    #[default]
+    On,
+    /// Confined as far as the kernel can; what it cannot is recorded.
+    BestEffort,
+    /// Not confined by the kernel; recorded.
+    Off,
+}
+
+impl SandboxMode {
+    /// Returns the name a configuration writes.
+    pub fn name(self) -> &'static str {
+        match self {
+            SandboxMode::On => "on",
+            SandboxMode::BestEffort => "best-effort",
+            SandboxMode::Off => "off",
+        }
+    }
+}
+
+/// The confinement the configuration asks for.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SandboxPolicy {
+    /// `Security.Sandbox`.
+    pub mode: SandboxMode,
+    /// `Security.WritePaths`: writable beside the working directory (relative to it, or
+    /// absolute).
+    pub write: Vec<PathBuf>,
+    /// `Security.ReadPaths`: readable beside the system's folders.
+    pub read: Vec<PathBuf>,
+    /// `Security.Network: allow`.
+    pub network: bool,
+}
+
 /// `Budget`: what ends a run that does not end itself.
 #[derive(Debug, Clone, Copy, Default)]
 #[non_exhaustive]
@@ -86,6 +124,8 @@ pub struct RunConfig {
     pub selector_model: Option<String>,
     /// The model of an `llm` termination strategy.
     pub termination_model: Option<String>,
+    /// `Security.Sandbox`, `WritePaths`, `ReadPaths`, `Network`: the kernel's confinement.
+    pub sandbox: SandboxPolicy,
     /// `Security.HttpAllowedHosts` and `AllowPrivateHosts`: what `Http` may reach.
     pub http: crate::tools::HttpRules,
     /// `McpServers`: the MCP servers agents name in their `Plugins`.
@@ -139,6 +179,7 @@ impl RunConfig {
                 termination_model: config.termination_model,
                 mcp_servers: config.mcp_servers,
                 http: config.http,
+                sandbox: config.sandbox,
                 warnings,
             }),
             _ => Err(ConfigErrors::new(path, &text, errors)),
@@ -277,6 +318,7 @@ pub(crate) struct RunSections {
     named_models: Vec<(String, Location, String)>,
     pub(crate) mcp_servers: Vec<crate::mcp::McpServer>,
     pub(crate) http: crate::tools::HttpRules,
+    pub(crate) sandbox: SandboxPolicy,
 }
 
 /// The runner's own sections, beside the gates' ([`vouch_gate::yaml::SECTIONS`]).

@@ -8,7 +8,7 @@ use regex::Regex;
 use serde_saphyr::Spanned;
 use vouch_gate::yaml::{Location, Map, Node, Reader};
 
-use crate::config::RunSections;
+use crate::config::{RunSections, SandboxMode};
 
 pub(super) fn security(r: &mut Reader, node: &Spanned<Node>, path: &str, out: &mut RunSections) {
     let Some(mut m) = r.map(node, path) else {
@@ -106,12 +106,70 @@ pub(super) fn security(r: &mut Reader, node: &Spanned<Node>, path: &str, out: &m
             }
         }
     }
-    for key in [
-        "FileSystemPermissions",
-        "ShellPolicy",
-        "HttpAllowedHosts",
-        "AllowPrivateHosts",
-    ] {
+    if let Some((n, p)) = m.get("HttpAllowedHosts") {
+        for (host, at) in r.strings(n, &p) {
+            if host.contains('/') || host.contains("${") || host.trim().is_empty() {
+                r.error(
+                    at,
+                    &p,
+                    format!("`{host}` is not a host name"),
+                    Some("a host (`api.example.com`) or a domain (`*.example.com`)".into()),
+                );
+            } else {
+                out.http.allowed_hosts.push(host.trim().to_owned());
+            }
+        }
+    }
+    if let Some((n, p)) = m.get("AllowPrivateHosts") {
+        out.http.allow_private = r.boolean(n, &p).unwrap_or(false);
+    }
+    if let Some((n, p)) = m.get("Sandbox") {
+        out.sandbox.mode = match r.string(n, &p).map(|s| s.to_ascii_lowercase()).as_deref() {
+            Some("on" | "true") | None => SandboxMode::On,
+            Some("best-effort") => SandboxMode::BestEffort,
+            Some("off" | "false") => SandboxMode::Off,
+            Some(other) => {
+                r.error(
+                    Location::of(n),
+                    &p,
+                    format!("unknown sandbox mode `{other}`"),
+                    Some("`on` (the default), `best-effort` or `off`".into()),
+                );
+                SandboxMode::On
+            }
+        };
+    }
+    for (key, write) in [("WritePaths", true), ("ReadPaths", false)] {
+        if let Some((n, p)) = m.get(key) {
+            for (path, at) in r.strings(n, &p) {
+                if path.trim().is_empty() {
+                    r.error(at, &p, "an empty path", None);
+                } else if write {
+                    out.sandbox
+                        .write
+                        .push(std::path::PathBuf::from(path.trim()));
+                } else {
+                    out.sandbox.read.push(std::path::PathBuf::from(path.trim()));
+                }
+            }
+        }
+    }
+    if let Some((n, p)) = m.get("Network") {
+        out.sandbox.network = match r.string(n, &p).map(|s| s.to_ascii_lowercase()).as_deref() {
+            Some("allow" | "on" | "true") => true,
+            Some("off" | "false") | None => false,
+            Some(other) => {
+                r.error(
+                    Location::of(n),
+                    &p,
+                    format!("unknown network setting `{other}`"),
+                    Some("`off` (the default) or `allow`".into()),
+                );
+                false
+            }
+        };
+    }
+    for key in ["FileSystemPermissions", "ShellPolicy"] {
         if let Some((n, p)) = m.get(key) {
             r.error(
                 Location::of(n),
@@ -127,6 +185,10 @@ pub(super) fn security(r: &mut Reader, node: &Spanned<Node>, path: &str, out: &m
     r.unknown_keys(
         &m,
         &[
+            "Sandbox",
+            "WritePaths",
+            "ReadPaths",
+            "Network",
             "FileSystemSandboxPath",
             "ReadFileSizeLimit",
             "ChangeEnvelope",

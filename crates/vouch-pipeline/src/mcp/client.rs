@@ -72,13 +72,14 @@ impl Clients {
         servers: &[McpServer],
         env: &EnvPolicy,
         cwd: &Path,
+        sandbox: Option<&vouch_process::Sandbox>,
         runtime: &tokio::runtime::Runtime,
     ) -> Result<Clients, String> {
         let mut out = Clients::default();
         for server in servers {
             let connected = runtime
                 .block_on(async {
-                    tokio::time::timeout(server.timeout, connect(server, env, cwd)).await
+                    tokio::time::timeout(server.timeout, connect(server, env, cwd, sandbox)).await
                 })
                 .unwrap_or_else(|_| {
                     Err(format!(
@@ -180,7 +181,12 @@ impl Drop for Clients {
 }
 
 /// Connects to one server and lists its tools.
-async fn connect(server: &McpServer, env: &EnvPolicy, cwd: &Path) -> Result<Connected, String> {
+async fn connect(
+    server: &McpServer,
+    env: &EnvPolicy,
+    cwd: &Path,
+    sandbox: Option<&vouch_process::Sandbox>,
+) -> Result<Connected, String> {
     let (service, child) = match &server.transport {
         McpTransport::Stdio {
             command,
@@ -191,15 +197,29 @@ async fn connect(server: &McpServer, env: &EnvPolicy, cwd: &Path) -> Result<Conn
             std_cmd.args(args).current_dir(cwd);
             env.apply(&mut std_cmd);
             std_cmd.envs(extra.iter().map(|(k, v)| (k, v)));
+            if let Some(sandbox) = sandbox {
+                sandbox.check().map_err(|e| e.to_string())?;
+                std_cmd = sandbox.wrap(std_cmd);
+            }
             std::os::unix::process::CommandExt::process_group(&mut std_cmd, 0);
             let mut cmd = tokio::process::Command::from(std_cmd);
             cmd.stdin(std::process::Stdio::piped())
                 .stdout(std::process::Stdio::piped())
                 .stderr(std::process::Stdio::null())
                 .kill_on_drop(true);
-            let mut child = cmd
-                .spawn()
-                .map_err(|e| format!("cannot start `{command}`: {e}"))?;
+            // Started from a confined thread (within this runtime), the server inherits the
+            // kernel's rules.
+            let handle = tokio::runtime::Handle::current();
+            let spawned = match sandbox {
+                Some(sandbox) => sandbox
+                    .confined(move || {
+                        let _entered = handle.enter();
+                        cmd.spawn()
+                    })
+                    .map_err(|e| e.to_string())?,
+                None => cmd.spawn(),
+            };
+            let mut child = spawned.map_err(|e| format!("cannot start `{command}`: {e}"))?;
             let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
                 return Err("its pipes could not be opened".to_owned());
             };
@@ -208,6 +228,9 @@ async fn connect(server: &McpServer, env: &EnvPolicy, cwd: &Path) -> Result<Conn
                 Err(e) => {
                     let status = child.try_wait().ok().flatten();
                     return Err(match status {
+                        Some(status) if sandbox.is_some() && status.code() == Some(126) => format!(
+                            "`{command}` could not be run inside the sandbox ({status}): programs run from the system's folders, the toolchains' and `Security.ReadPaths`"
+                        ),
                         Some(status) => format!("`{command}` exited at start ({status}): {e}"),
                         None => format!("it did not initialize: {e}"),
                     });

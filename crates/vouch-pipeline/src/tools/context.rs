@@ -23,6 +23,8 @@ pub struct ShellPolicy {
     /// The environment commands get: the base allowlist, `Security.PassEnv`, never the
     /// models' keys.
     pub env: EnvPolicy,
+    /// The kernel's confinement of every command (`Security.Sandbox`); `None` when off.
+    pub sandbox: Option<vouch_process::Sandbox>,
 }
 
 impl Default for ShellPolicy {
@@ -38,6 +40,7 @@ impl Default for ShellPolicy {
                     .map(|p| p.default_key_env().to_owned())
                     .to_vec(),
             },
+            sandbox: None,
         }
     }
 }

@@ -32,10 +32,15 @@ pub(super) fn run(args: &Value, cx: &ToolContext) -> ToolOutput {
     });
     cmd.arg("-c").arg(command).current_dir(cx.workspace.root());
     policy.env.apply(&mut cmd);
-    let mut options = Options::new(policy.timeout)
-        .merged()
-        .cap(policy.output_cap)
-        .hunt_escapes();
+    let mut options = Options::new(policy.timeout);
+    if let Some(sandbox) = &policy.sandbox {
+        // A confined command's temporary files go to the run's own temporary folder.
+        if let Some(tmp) = sandbox.write.get(1) {
+            cmd.env("TMPDIR", tmp);
+        }
+        options = options.sandboxed(sandbox.clone());
+    }
+    let mut options = options.merged().cap(policy.output_cap).hunt_escapes();
     if let Some(flag) = &cx.cancel {
         options = options.cancel_on(flag.clone());
     }

@@ -7,6 +7,11 @@ use vouch_pipeline::{Ended, RunConfig, RunError, models, run};
 use crate::support::Project;
 
 fn pipeline(server: &str) -> String {
+    let bin = vouch_standin::mcp::stdio_binary();
+    let bin_dir = bin
+        .parent()
+        .map(|d| d.display().to_string())
+        .unwrap_or_default();
     format!(
         r#"
 Orchestration:
@@ -20,6 +25,9 @@ Orchestration:
       Instructions: Use the tools, then say DONE.
       Model: demo
       Plugins: [standin]
+  Security:
+    # The stand-in's binary sits in the target folder: the sandbox lets it run from there.
+    ReadPaths: [{bin_dir}]
   Selection:
     Type: roundrobin
   Termination:

@@ -4,3 +4,4 @@
 #![expect(clippy::unwrap_used, reason = "tests fail loudly")]
 
 mod children;
+mod sandbox;

@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::store::{Outcome, Store};
-pub use executors::{Executor, HttpPolicy, Job, Registry};
+pub use executors::{CommandSandbox, Executor, HttpPolicy, Job, Registry};
 
 /// How an engine runs.
 #[derive(Debug, Clone)]

@@ -172,3 +172,46 @@ fn vouch_gate_runs_a_gate_on_a_session_as_a_task() {
             .starts_with("cannot read the session")
     );
 }
+
+#[test]
+fn command_tasks_in_the_sandbox_write_only_in_their_folder() {
+    if !vouch_process::support()
+        .missing(&vouch_process::Sandbox::default())
+        .is_empty()
+    {
+        eprintln!("skipped: the kernel cannot confine here");
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    let work = root.path().join("work");
+    let outside = root.path().join("outside");
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    let s = Server::start_with(|o| o.sandbox = vouch_server::engine::CommandSandbox::On);
+    let cwd = work.display().to_string();
+    let o = outside.display();
+    let task = |n: u32, command: String| {
+        json!({"id": id(n), "name": format!("c{n}"), "parent_id": (n > 1).then(|| id(1)),
+            "schemas": {"method": "command"}, "inputs": {"command": command, "cwd": cwd}})
+    };
+    s.ok(
+        "tasks.execute",
+        &json!({"tasks": [
+            task(1, "echo honest > inside.txt".to_owned()),
+            task(2, format!("echo x > {o}/escaped.txt")),
+            task(3, "cd .. && echo x > outside/escaped2.txt".to_owned()),
+        ]}),
+    );
+    let tasks = s.wait(&id(1));
+    assert_eq!(find(&tasks, 2)["status"], "failed", "{:#}", find(&tasks, 2));
+    assert_eq!(find(&tasks, 3)["status"], "failed", "{:#}", find(&tasks, 3));
+    assert_eq!(
+        std::fs::read_dir(&outside).unwrap().count(),
+        0,
+        "a command wrote outside its folder"
+    );
+    assert_eq!(
+        std::fs::read_to_string(work.join("inside.txt")).unwrap(),
+        "honest\n"
+    );
+}

@@ -11,7 +11,10 @@ use crate::store::Outcome;
 
 /// `command`: a shell command through the process crate.
 #[derive(Debug)]
-pub(super) struct ShellCommand;
+pub(super) struct ShellCommand {
+    /// Whether the kernel confines it.
+    pub(super) sandbox: super::CommandSandbox,
+}
 
 impl Executor for ShellCommand {
     fn method(&self) -> &'static str {
@@ -50,10 +53,30 @@ impl Executor for ShellCommand {
         if let Some(cwd) = string(inputs, "cwd") {
             command.current_dir(cwd);
         }
-        command.env("VOUCH_TASK_ID", &job.task.id);
-        let options = vouch_process::Options::new(timeout)
+        let mut options = vouch_process::Options::new(timeout)
             .cap(cap)
             .cancel_on(Arc::clone(&job.cancel));
+        if self.sandbox != super::CommandSandbox::Off {
+            // A confined command's environment is the one set on it: the server's, as before.
+            command.envs(std::env::vars_os());
+            let folder = string(inputs, "cwd")
+                .map(PathBuf::from)
+                .or_else(|| std::env::current_dir().ok())
+                .unwrap_or_else(|| PathBuf::from("."));
+            let tmp = std::env::temp_dir().join(format!("vouch-task-{}", job.task.id));
+            if let Err(e) = std::fs::create_dir_all(&tmp) {
+                return failed(
+                    format!("cannot make the task's temporary folder: {e}"),
+                    Value::Null,
+                );
+            }
+            command.env("TMPDIR", &tmp);
+            options = options.sandboxed(
+                vouch_process::Sandbox::new(vec![folder, tmp])
+                    .best_effort(self.sandbox == super::CommandSandbox::BestEffort),
+            );
+        }
+        command.env("VOUCH_TASK_ID", &job.task.id);
         match vouch_process::run(command, &options) {
             Err(e) => failed(format!("cannot start the command: {e}"), Value::Null),
             Ok(done) => {

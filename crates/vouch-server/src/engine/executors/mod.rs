@@ -52,6 +52,20 @@ pub struct Registry {
     executors: Vec<Arc<dyn Executor>>,
 }
 
+/// Whether the `command` executor confines its commands by the kernel (`vouch serve
+/// --sandbox`): writes only beneath the task's folder and a temporary folder of its own, reads
+/// only the system's folders and the toolchains', no network.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CommandSandbox {
+    /// Confined; a machine that cannot enforce it does not serve.
+    On,
+    /// Confined as far as the kernel can.
+    BestEffort,
+    /// Not confined by the kernel.
+    #[default]
+    Off,
+}
+
 impl Default for Registry {
     fn default() -> Registry {
         Registry::with_http(HttpPolicy::default())
@@ -59,11 +73,17 @@ impl Default for Registry {
 }
 
 impl Registry {
-    /// Returns the executors, the `http` one under `policy`.
+    /// Returns the executors, the `http` one under `policy`, commands not confined.
     pub fn with_http(policy: HttpPolicy) -> Registry {
+        Registry::with_policies(policy, CommandSandbox::Off)
+    }
+
+    /// Returns the executors, the `http` one under `policy`, the `command` one under
+    /// `sandbox`.
+    pub fn with_policies(policy: HttpPolicy, sandbox: CommandSandbox) -> Registry {
         Registry {
             executors: vec![
-                Arc::new(command::ShellCommand),
+                Arc::new(command::ShellCommand { sandbox }),
                 Arc::new(http::Http { policy }),
                 Arc::new(aggregate::Aggregate),
                 Arc::new(gate::GateCheck),
