@@ -52,6 +52,21 @@ pub(crate) enum Record {
         /// What the kernel could not enforce (best-effort), or everything (off).
         missing: Vec<String>,
     },
+    /// A person (or `--approve`/`--deny`) decided a call `Security.Approve` held.
+    Approval {
+        /// The call.
+        call_id: String,
+        /// The tool.
+        tool: String,
+        /// What was asked about: the command, or the tool and its arguments.
+        subject: String,
+        /// Approved or not.
+        approved: bool,
+        /// Who decided.
+        by: String,
+        /// When.
+        at: String,
+    },
     /// An agent's turn began.
     Turn {
         /// The agent.

@@ -35,6 +35,7 @@
 
 #![deny(missing_docs)]
 
+mod approval;
 mod brownfield;
 mod config;
 mod confine;
@@ -58,6 +59,7 @@ mod verify;
 mod view;
 mod workspace;
 
+pub use approval::ApprovalMode;
 pub use config::{
     AgentConfig, Brownfield, Budget, Compaction, ContextWindow, Isolation, ModelConfig, Provider,
     RunConfig, SandboxMode, SandboxPolicy, SubAgent, lint,

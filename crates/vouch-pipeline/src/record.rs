@@ -161,7 +161,7 @@ pub fn read_run(workdir: &Path, state_root_dir: Option<&Path>) -> Result<RunReco
                 }
             }
             Record::Sandbox { mode, missing } => record.sandbox = Some((mode, missing)),
-            Record::Begin { .. } | Record::Recorded { .. } => {}
+            Record::Begin { .. } | Record::Recorded { .. } | Record::Approval { .. } => {}
         }
     }
     Ok(record)

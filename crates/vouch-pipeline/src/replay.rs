@@ -141,7 +141,7 @@ pub(crate) fn replay(records: Vec<Record>, workdir: &Path) -> Result<Replayed, R
                 call_id,
                 messages,
             } => r.state.apply_subagent(&agent, &call_id, &messages),
-            Record::Sandbox { .. } => {}
+            Record::Sandbox { .. } | Record::Approval { .. } => {}
             Record::Recorded { entry, .. } => {
                 let p = r.pending.get_or_insert_with(Pending::default);
                 p.recorded = true;

@@ -56,6 +56,9 @@ pub struct RunOptions {
     /// Where runs keep their records; `None`: `$VOUCH_STATE_DIR`, else
     /// `$XDG_STATE_HOME/vouch`, else `~/.local/state/vouch`.
     pub state_root: Option<PathBuf>,
+    /// How calls `Security.Approve` holds are decided: asked on the terminal (the default),
+    /// or approved or denied unattended.
+    pub approval: crate::approval::ApprovalMode,
     /// Crash tests only: the run stops dead right after this many side effects (file writes,
     /// patches, deletions, commits, commands run) were made, before their answers are
     /// journaled — what a `kill -9` at that moment leaves.
@@ -73,6 +76,7 @@ impl RunOptions {
             max_total_tokens: None,
             cancel: None,
             state_root: None,
+            approval: crate::approval::ApprovalMode::Ask,
             crash_after_effects: None,
         }
     }
@@ -345,6 +349,7 @@ fn execute(
             }
         }
     }
+    let mut approver = crate::approval::Approver::new(config.approve.clone(), options.approval);
     let mut window = config.compaction;
     let mut since_verifier = 0u32;
     let mut last_input = 0u64;
@@ -407,6 +412,7 @@ fn execute(
             window,
             sub: (sub_client.as_ref(), config.model(sub_alias)),
             mcp: &mcp,
+            approver: &mut approver,
         };
         let turn = state.turn(&mut t, continuing, progress)?;
         let turn_usage = turn.usage + std::mem::take(&mut state.sub_usage);

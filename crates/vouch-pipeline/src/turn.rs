@@ -65,6 +65,8 @@ pub(crate) struct TurnContext<'a> {
     pub(crate) sub: (&'a dyn ModelClient, Option<&'a ModelConfig>),
     /// The run's MCP servers.
     pub(crate) mcp: &'a crate::mcp::Clients,
+    /// Who approves what `Security.Approve` holds.
+    pub(crate) approver: &'a mut crate::approval::Approver,
 }
 
 impl RunState {
@@ -265,6 +267,42 @@ impl RunState {
                 call.name, agent.name
             )));
         }
+        // What the policy holds for a person runs only once approved; the decision is
+        // journaled, and the answer says it.
+        let mut approved_note = None;
+        if let Some(decided) = t.approver.decide(&agent.name, call) {
+            let at = jiff::Timestamp::now().to_string();
+            self.journal(&Record::Approval {
+                call_id: call.id.clone(),
+                tool: call.name.clone(),
+                subject: crate::approval::Approver::subject(call),
+                approved: decided.approved,
+                by: decided.by.clone(),
+                at: at.clone(),
+            })?;
+            if !decided.approved {
+                return Ok(ToolOutput::denied(format!(
+                    "this call needs a person's approval (`Security.Approve`), and it was denied ({}, {at})",
+                    decided.by
+                )));
+            }
+            approved_note = Some(format!("\n[vouch] approved ({}, {at})", decided.by));
+        }
+        let mut out = self.answer_approved(t, call, mcp)?;
+        if let Some(note) = approved_note {
+            out.text.push_str(&note);
+        }
+        Ok(out)
+    }
+
+    /// Answers a call the policy let through.
+    fn answer_approved(
+        &mut self,
+        t: &mut TurnContext<'_>,
+        call: &ToolCallRequest,
+        mcp: bool,
+    ) -> Result<ToolOutput, RunError> {
+        let agent = t.agent;
         if mcp {
             return Ok(t
                 .mcp

@@ -73,6 +73,14 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     max_turns: Option<u32>,
 
+    /// Approve, unattended, every call `Security.Approve` holds for a person
+    #[arg(long, conflicts_with = "deny")]
+    approve: bool,
+
+    /// Deny, unattended, every call `Security.Approve` holds for a person
+    #[arg(long)]
+    deny: bool,
+
     /// Send every model's requests to this base URL instead of the endpoint its
     /// configuration names or implies (a gateway, a local server, a stand-in)
     #[arg(long, value_name = "URL")]
@@ -107,6 +115,13 @@ pub(crate) fn run(args: &RunArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     options.max_turns = args.max_turns;
     options.max_total_tokens = args.max_tokens;
     options.state_root.clone_from(&args.state_dir);
+    options.approval = if args.approve {
+        vouch_pipeline::ApprovalMode::Approve
+    } else if args.deny {
+        vouch_pipeline::ApprovalMode::Deny
+    } else {
+        vouch_pipeline::ApprovalMode::Ask
+    };
     // The first Ctrl-C stops the running command and ends the run, resumable; a second one
     // ends vouch at once.
     let cancel = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));

@@ -4,6 +4,7 @@
 
 mod adversary;
 mod agent_tests;
+mod approval;
 mod fuseraft;
 mod gate;
 mod help;

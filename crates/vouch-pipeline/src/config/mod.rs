@@ -124,6 +124,9 @@ pub struct RunConfig {
     pub selector_model: Option<String>,
     /// The model of an `llm` termination strategy.
     pub termination_model: Option<String>,
+    /// `Security.Approve`: calls a person approves (a command, or a tool and its arguments,
+    /// matched by these patterns).
+    pub approve: Vec<regex::Regex>,
     /// `Security.Sandbox`, `WritePaths`, `ReadPaths`, `Network`: the kernel's confinement.
     pub sandbox: SandboxPolicy,
     /// `Security.HttpAllowedHosts` and `AllowPrivateHosts`: what `Http` may reach.
@@ -180,6 +183,7 @@ impl RunConfig {
                 mcp_servers: config.mcp_servers,
                 http: config.http,
                 sandbox: config.sandbox,
+                approve: config.approve,
                 warnings,
             }),
             _ => Err(ConfigErrors::new(path, &text, errors)),
@@ -319,6 +323,7 @@ pub(crate) struct RunSections {
     pub(crate) mcp_servers: Vec<crate::mcp::McpServer>,
     pub(crate) http: crate::tools::HttpRules,
     pub(crate) sandbox: SandboxPolicy,
+    pub(crate) approve: Vec<regex::Regex>,
 }
 
 /// The runner's own sections, beside the gates' ([`vouch_gate::yaml::SECTIONS`]).

@@ -169,6 +169,13 @@ pub(super) fn security(r: &mut Reader, node: &Spanned<Node>, path: &str, out: &m
             }
         };
     }
+    if let Some((n, p)) = m.get("Approve") {
+        for (pattern, at) in r.strings(n, &p) {
+            if let Some(re) = r.regex(&pattern, at, &p) {
+                out.approve.push(re);
+            }
+        }
+    }
     for key in ["FileSystemPermissions", "ShellPolicy"] {
         if let Some((n, p)) = m.get(key) {
             r.error(
@@ -186,6 +193,7 @@ pub(super) fn security(r: &mut Reader, node: &Spanned<Node>, path: &str, out: &m
         &m,
         &[
             "Sandbox",
+            "Approve",
             "WritePaths",
             "ReadPaths",
             "Network",
