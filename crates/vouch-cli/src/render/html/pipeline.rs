@@ -79,6 +79,20 @@ fn header(out: &mut String, record: &RunRecord, ended: Option<&Ended>) {
         plural_count(record.corrections(), "correction", "corrections"),
         escape_text(&record.session.display().to_string()),
     );
+    // How the kernel confined the run's commands, when it was not fully.
+    if let Some((mode, missing)) = &record.sandbox
+        && (mode != "on" || !missing.is_empty())
+    {
+        let _ = write!(
+            out,
+            "<p class=\"meta sandbox\"><span>sandbox: {}</span>{}</p>",
+            escape_text(mode),
+            missing
+                .iter()
+                .map(|m| format!("<span>not enforced: {}</span>", escape_text(m)))
+                .collect::<String>()
+        );
+    }
     let _ = write!(
         out,
         "<table class=\"tokens\"><caption>Tokens per agent</caption><thead><tr><th scope=\"col\">agent</th><th scope=\"col\">in</th><th scope=\"col\">out</th></tr></thead><tbody>"
