@@ -55,13 +55,7 @@ fn a_sub_agent_is_nested_under_its_call_in_the_session_and_the_report() {
         ],
         &[],
     );
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = crate::support::succeeded(&out);
     let summary: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     let session = summary["session"].as_str().unwrap().to_owned();
     let shown = vouch_env(
