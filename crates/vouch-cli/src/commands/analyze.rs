@@ -77,7 +77,14 @@ pub(crate) fn run(args: &AnalyzeArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     let project = project(args.config.as_ref(), std::slice::from_ref(&args.test), ui)?;
     let pipeline = pipeline_config(project.path.as_deref(), ui)?;
     let grader = grader(&project, args.no_cache, std::slice::from_ref(&test), ui)?;
-    let (results, wall) = execute(std::slice::from_ref(&test), 1, false, &pipeline, &grader);
+    let (results, wall) = execute(
+        std::slice::from_ref(&test),
+        1,
+        false,
+        &pipeline,
+        &grader,
+        false,
+    );
     warn_of_cache(grader.judge(), ui);
     if let Some(error) = results
         .first()

@@ -39,6 +39,12 @@ pub(crate) struct TestArgs {
     #[arg(value_name = "PATH")]
     paths: Vec<PathBuf>,
 
+    /// Run the agent CLIs in the kernel's sandbox: they write only in the test's folder and
+    /// their own state, read only the system's and their own folders (the network stays open:
+    /// their model is there); a machine that cannot enforce it fails the runs
+    #[arg(long)]
+    sandbox: bool,
+
     /// The configuration (`tests:`, `graders:`, `cache:`, and the gates' sections)
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
@@ -150,6 +156,7 @@ pub(crate) fn run(args: &TestArgs, ui: &mut Ui) -> Result<u8, CommandError> {
         args.format == Format::Human,
         &pipeline,
         &grader,
+        args.sandbox,
     );
     warn_of_cache(grader.judge(), ui);
     report(

@@ -22,6 +22,7 @@ pub(crate) fn execute(
     human: bool,
     pipeline: &PipelineConfig,
     grader: &JudgeGrader,
+    confined: bool,
 ) -> (Vec<vouch_harness::TestResult>, std::time::Duration) {
     let total: u64 = tests
         .iter()
@@ -49,7 +50,10 @@ pub(crate) fn execute(
             }
         }
     };
-    let options = RunOptions::new(jobs, pipeline, grader, &progress);
+    let runners = move |agent: &vouch_harness::spec::AgentKind| {
+        vouch_harness::runner::runner_for_confined(agent, confined)
+    };
+    let options = RunOptions::new(jobs, pipeline, grader, &progress).with_runners(&runners);
     let started = Instant::now();
     let results = suite::run(tests, &options);
     if let Some(bar) = bar {

@@ -17,6 +17,8 @@ use crate::spec::TestFile;
 pub struct ClaudeCode {
     program: PathBuf,
     envs: Vec<(OsString, OsString)>,
+    /// Runs the agent in the kernel's sandbox (`vouch test --sandbox`).
+    confined: bool,
 }
 
 impl ClaudeCode {
@@ -25,7 +27,16 @@ impl ClaudeCode {
         ClaudeCode {
             program,
             envs: Vec::new(),
+            confined: false,
         }
+    }
+
+    /// Returns the runner with the agent run in the kernel's sandbox: it writes only in the
+    /// test's folder and its own state, reads only the system's and its own folders.
+    #[must_use]
+    pub fn confined(mut self, confined: bool) -> ClaudeCode {
+        self.confined = confined;
+        self
     }
 
     /// Sets an environment variable of the agent's process; `CLAUDE_CONFIG_DIR` also moves
@@ -60,7 +71,8 @@ impl AgentRunner for ClaudeCode {
         if !test.allowed_tools.is_empty() {
             cmd.args(["--allowedTools", &test.allowed_tools.join(",")]);
         }
-        let (mut run, stdout) = match start(&self.program, cmd, test) {
+        let (mut run, stdout) = match start(&self.program, cmd, test, self.confined.then_some(dir))
+        {
             Ok(started) => started,
             Err(why) => return AgentRun::failed(why),
         };

@@ -16,6 +16,8 @@ use crate::spec::TestFile;
 pub struct Codex {
     program: PathBuf,
     envs: Vec<(OsString, OsString)>,
+    /// Runs the agent in the kernel's sandbox (`vouch test --sandbox`).
+    confined: bool,
 }
 
 impl Codex {
@@ -24,7 +26,16 @@ impl Codex {
         Codex {
             program,
             envs: Vec::new(),
+            confined: false,
         }
+    }
+
+    /// Returns the runner with the agent run in the kernel's sandbox: it writes only in the
+    /// test's folder and its own state, reads only the system's and its own folders.
+    #[must_use]
+    pub fn confined(mut self, confined: bool) -> Codex {
+        self.confined = confined;
+        self
     }
 
     /// Sets an environment variable of the agent's process.
@@ -46,7 +57,8 @@ impl AgentRunner for Codex {
             cmd.args(["--model", model]);
         }
         cmd.arg("-");
-        let (mut run, stdout) = match start(&self.program, cmd, test) {
+        let (mut run, stdout) = match start(&self.program, cmd, test, self.confined.then_some(dir))
+        {
             Ok(started) => started,
             Err(why) => return AgentRun::failed(why),
         };

@@ -18,6 +18,8 @@ use crate::spec::TestFile;
 pub struct Gemini {
     program: PathBuf,
     envs: Vec<(OsString, OsString)>,
+    /// Runs the agent in the kernel's sandbox (`vouch test --sandbox`).
+    confined: bool,
 }
 
 impl Gemini {
@@ -26,7 +28,16 @@ impl Gemini {
         Gemini {
             program,
             envs: Vec::new(),
+            confined: false,
         }
+    }
+
+    /// Returns the runner with the agent run in the kernel's sandbox: it writes only in the
+    /// test's folder and its own state, reads only the system's and its own folders.
+    #[must_use]
+    pub fn confined(mut self, confined: bool) -> Gemini {
+        self.confined = confined;
+        self
     }
 
     /// Sets an environment variable of the agent's process; `GEMINI_CLI_HOME` and `HOME` also
@@ -47,7 +58,8 @@ impl AgentRunner for Gemini {
         if let Some(model) = &test.model {
             cmd.args(["--model", model]);
         }
-        let (mut run, stdout) = match start(&self.program, cmd, test) {
+        let (mut run, stdout) = match start(&self.program, cmd, test, self.confined.then_some(dir))
+        {
             Ok(started) => started,
             Err(why) => return AgentRun::failed(why),
         };

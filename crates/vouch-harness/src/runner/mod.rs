@@ -63,29 +63,79 @@ pub trait AgentRunner: Send + Sync {
 
 /// Returns the runner of `agent`, or why there is none.
 pub fn runner_for(agent: &AgentKind) -> Result<Box<dyn AgentRunner>, Error> {
+    runner_for_confined(agent, false)
+}
+
+/// Returns the runner of `agent`, run in the kernel's sandbox when `confined`
+/// (`vouch test --sandbox`), or why there is none.
+pub fn runner_for_confined(
+    agent: &AgentKind,
+    confined: bool,
+) -> Result<Box<dyn AgentRunner>, Error> {
     match agent {
         AgentKind::ClaudeCode => {
             let program = vouch_process::find_on_process_path("claude").ok_or_else(|| {
                 Error::NoRunner("agent `claude` (Claude Code) was not found on PATH".into())
             })?;
-            Ok(Box::new(ClaudeCode::new(program)))
+            Ok(Box::new(ClaudeCode::new(program).confined(confined)))
         }
         AgentKind::Codex => {
             let program = vouch_process::find_on_process_path("codex").ok_or_else(|| {
                 Error::NoRunner("agent `codex` (Codex CLI) was not found on PATH".into())
             })?;
-            Ok(Box::new(Codex::new(program)))
+            Ok(Box::new(Codex::new(program).confined(confined)))
         }
         AgentKind::Gemini => {
             let program = vouch_process::find_on_process_path("gemini").ok_or_else(|| {
                 Error::NoRunner("agent `gemini` (Gemini CLI) was not found on PATH".into())
             })?;
-            Ok(Box::new(Gemini::new(program)))
+            Ok(Box::new(Gemini::new(program).confined(confined)))
         }
         AgentKind::Other(name) => Err(Error::NoRunner(format!(
             "vouch cannot run agent `{name}`; give the test a recorded `session:` to evaluate, or use claude-code, codex or gemini"
         ))),
     }
+}
+
+/// The sandbox of an agent CLI a test runs (`vouch test --sandbox`): it writes beneath the
+/// test's folder and its own state (`~/.claude`, `~/.codex`, `~/.gemini`, `~/.config`,
+/// `~/.cache`, and the folders `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `GEMINI_CLI_HOME` name), reads
+/// the system's folders, the toolchains' and its own program's, and reaches the network (its
+/// model is there).
+fn agent_sandbox(
+    program: &Path,
+    cmd: &std::process::Command,
+    dir: &Path,
+) -> vouch_process::Sandbox {
+    let mut write = vec![dir.to_owned(), std::env::temp_dir()];
+    if let Some(home) = std::env::var_os("HOME").map(std::path::PathBuf::from) {
+        for d in [
+            ".claude",
+            ".claude.json",
+            ".codex",
+            ".gemini",
+            ".config",
+            ".cache",
+            ".local/state",
+        ] {
+            write.push(home.join(d));
+        }
+    }
+    for var in ["CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME"] {
+        let set = cmd
+            .get_envs()
+            .find(|(k, _)| *k == std::ffi::OsStr::new(var))
+            .and_then(|(_, v)| v.map(std::ffi::OsStr::to_os_string))
+            .or_else(|| std::env::var_os(var));
+        write.extend(set.map(std::path::PathBuf::from));
+    }
+    let program_dir = program
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.parent().map(Path::to_path_buf));
+    vouch_process::Sandbox::new(write)
+        .reading(program_dir.into_iter().collect())
+        .network(true)
 }
 
 /// Runs an agent's `cmd` with the test's prompt on standard input and its timeout; returns the
@@ -95,9 +145,14 @@ pub(crate) fn start(
     program: &Path,
     cmd: std::process::Command,
     test: &TestFile,
+    confine: Option<&Path>,
 ) -> Result<(AgentRun, Vec<u8>), String> {
     let prompt = test.prompt.clone().unwrap_or_default().into_bytes();
-    let out = vouch_process::run(cmd, &Options::new(test.timeout).stdin(prompt))
+    let mut options = Options::new(test.timeout).stdin(prompt);
+    if let Some(dir) = confine {
+        options = options.sandboxed(agent_sandbox(program, &cmd, dir));
+    }
+    let out = vouch_process::run(cmd, &options)
         .map_err(|e| format!("could not start {}: {e}", program.display()))?;
     let run = AgentRun {
         log: None,

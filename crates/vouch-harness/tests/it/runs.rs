@@ -298,3 +298,23 @@ fn a_run_alone_reads_and_checks_on_every_core() {
     assert_eq!(threads_seen_by_a_run(1, 4), rayon::current_num_threads());
     assert_eq!(threads_seen_by_a_run(3, 3), 3);
 }
+
+#[test]
+fn a_confined_agent_runs_and_writes_its_own_log() {
+    if !vouch_process::support()
+        .missing(&vouch_process::Sandbox::default().network(true))
+        .is_empty()
+    {
+        eprintln!("skipped: the kernel cannot confine here");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let t = test(&format!("name: log\nprompt: please LOGFILE\n{CHECKS}"));
+    let run = ClaudeCode::new(fake("claude"))
+        .env("CLAUDE_CONFIG_DIR", config.path())
+        .confined(true)
+        .run(&t, dir.path());
+    assert_eq!(run.error, None, "{}", run.stderr);
+    assert!(run.log.is_some(), "{}", run.stderr);
+}
