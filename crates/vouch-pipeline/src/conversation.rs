@@ -29,6 +29,8 @@ pub(crate) struct RunState {
     pub(crate) journal: Option<Journal>,
     /// Tokens the sub-agents of the current turn used (added to the turn's).
     pub(crate) sub_usage: vouch_llm::Usage,
+    /// The CLI session of each CLI agent, by agent name.
+    pub(crate) cli_sessions: std::collections::BTreeMap<String, String>,
 }
 
 impl RunState {
@@ -47,6 +49,7 @@ impl RunState {
             subagents_written: 0,
             journal: None,
             sub_usage: vouch_llm::Usage::default(),
+            cli_sessions: std::collections::BTreeMap::new(),
         }
     }
 

@@ -120,6 +120,47 @@ pub(crate) enum Record {
         /// What it said and did.
         messages: Vec<vouch_llm::ChatMessage>,
     },
+    /// A CLI agent's turn is about to run its CLI: a run killed during it resumes the CLI's
+    /// session with this prompt.
+    CliBegin {
+        /// The agent.
+        agent: String,
+        /// The call that stands for the turn in the run's session.
+        call_id: String,
+        /// The CLI's session, when known before it runs.
+        session: Option<String>,
+        /// The prompt.
+        prompt: String,
+        /// How many events of the session's saved log earlier turns account for.
+        before: usize,
+        /// The tokens the saved log counted before the turn.
+        before_usage: Usage,
+    },
+    /// A CLI agent's turn ended: what its own log says it did.
+    CliTurn {
+        /// The agent.
+        agent: String,
+        /// The call that stands for the turn.
+        call_id: String,
+        /// The CLI (`claude-code`, `codex`, `gemini`).
+        cli: String,
+        /// The CLI's session.
+        session: Option<String>,
+        /// The prompt.
+        prompt: String,
+        /// Its reply, as the router reads it (with vouch's note when the CLI failed).
+        text: String,
+        /// The outcome: the CLI's exit.
+        outcome: Outcome,
+        /// Where its session was read from.
+        source: String,
+        /// The tokens of the turn.
+        usage: Usage,
+        /// The turn's part of the CLI's session, as vouch JSONL.
+        log: String,
+        /// What its calls did.
+        effects: Vec<Effect>,
+    },
     /// A turn's change-log entry, journaled before it is appended to the change log (a
     /// resumed run appends it when the change log lacks it, never twice); `None` when the turn
     /// changed and ran nothing.

@@ -37,6 +37,7 @@
 
 mod approval;
 mod brownfield;
+mod cli_agent;
 mod config;
 mod confine;
 mod conversation;
@@ -61,7 +62,8 @@ mod workspace;
 
 pub use approval::ApprovalMode;
 pub use config::{
-    AgentConfig, Brownfield, Budget, Compaction, ContextWindow, Isolation, ModelConfig, Provider,
+    AgentConfig, Brownfield, Budget, CliAgent, CliKind, Compaction, ContextWindow, Isolation,
+    ModelConfig, Provider,
     RunConfig, SandboxMode, SandboxPolicy, SubAgent, lint,
 };
 pub use error::RunError;

@@ -141,28 +141,65 @@ pub fn read_run(workdir: &Path, state_root_dir: Option<&Path>) -> Result<RunReco
             } => {
                 if let Some(turn) = record.turns.last_mut() {
                     let sub = crate::subagent::session_of(&turn.agent, &call_id, &messages);
-                    let calls = sub
-                        .events
-                        .iter()
-                        .filter_map(|e| e.as_tool_call().cloned())
-                        .map(|c| {
-                            let result = sub.events.iter().find_map(|e| match &e.kind {
-                                vouch_session::EventKind::ToolResult(r)
-                                    if r.call_id == c.call_id =>
-                                {
-                                    Some(r.clone())
-                                }
-                                _ => None,
-                            });
-                            (c, result)
-                        })
-                        .collect();
-                    turn.subagents.push((call_id, calls));
+                    turn.subagents.push((call_id, calls_of(&sub)));
+                }
+            }
+            Record::CliTurn {
+                call_id,
+                cli,
+                session,
+                prompt,
+                text,
+                outcome,
+                usage,
+                log,
+                agent,
+                ..
+            } => {
+                let spent = record.tokens.entry(agent).or_default();
+                spent.input += usage.input;
+                spent.output += usage.output;
+                if let Some(turn) = record.turns.last_mut() {
+                    turn.usage.input += usage.input;
+                    turn.usage.output += usage.output;
+                    let call = ToolCall {
+                        call_id: call_id.clone(),
+                        name: cli,
+                        kind: vouch_session::ToolKind::Subagent,
+                        args: Args::from_value(
+                            serde_json::json!({ "prompt": prompt, "session_id": session }),
+                        ),
+                    };
+                    let result = ToolResult {
+                        call_id: call_id.clone(),
+                        output: Output::inline(text),
+                        outcome,
+                    };
+                    turn.calls.push((call, Some(result)));
+                    let sub = crate::cli_agent::session_from_journal(&log)?;
+                    turn.subagents.push((call_id, calls_of(&sub)));
                 }
             }
             Record::Sandbox { mode, missing } => record.sandbox = Some((mode, missing)),
-            Record::Begin { .. } | Record::Recorded { .. } | Record::Approval { .. } => {}
+            Record::Begin { .. }
+            | Record::Recorded { .. }
+            | Record::Approval { .. }
+            | Record::CliBegin { .. } => {}
         }
     }
     Ok(record)
+}
+
+/// Returns the calls of `session` (its own, not its subagents'), each with its result.
+fn calls_of(session: &vouch_session::Session) -> Vec<Call> {
+    let results = session.results_by_call();
+    session
+        .events
+        .iter()
+        .filter_map(|e| e.as_tool_call())
+        .map(|c| {
+            let result = results.get(c.call_id.as_str()).map(|r| (*r).clone());
+            (c.clone(), result)
+        })
+        .collect()
 }

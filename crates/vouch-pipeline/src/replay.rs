@@ -36,6 +36,8 @@ pub(crate) struct Pending {
     pub(crate) recorded: bool,
     /// That entry (`None` when the turn had none).
     pub(crate) entry: Option<String>,
+    /// A CLI turn begun, its CLI not known to have ended.
+    pub(crate) cli: Option<crate::cli_agent::CliBegun>,
 }
 
 /// A run rebuilt from its journal.
@@ -141,6 +143,62 @@ pub(crate) fn replay(records: Vec<Record>, workdir: &Path) -> Result<Replayed, R
                 call_id,
                 messages,
             } => r.state.apply_subagent(&agent, &call_id, &messages),
+            Record::CliBegin {
+                agent,
+                call_id,
+                session,
+                prompt,
+                before,
+                before_usage,
+            } => {
+                if let Some(s) = &session {
+                    r.state.cli_sessions.insert(agent, s.clone());
+                }
+                r.pending.get_or_insert_with(Pending::default).cli =
+                    Some(crate::cli_agent::CliBegun {
+                        call_id,
+                        session,
+                        prompt,
+                        before,
+                        before_usage,
+                    });
+            }
+            Record::CliTurn {
+                agent,
+                call_id,
+                cli,
+                session,
+                prompt,
+                text,
+                outcome,
+                usage,
+                log,
+                effects,
+                ..
+            } => {
+                let used = r.tokens.entry(agent.clone()).or_default();
+                *used = *used + usage;
+                let p = r.pending.get_or_insert_with(Pending::default);
+                p.cli = None;
+                p.finished = true;
+                p.effects.extend(effects);
+                let kind = crate::config::CliKind::from_name(&cli).ok_or_else(|| {
+                    RunError::Tampered(format!("the journal names an unknown CLI `{cli}`"))
+                })?;
+                let sub = crate::cli_agent::session_from_journal(&log)?;
+                r.state.apply_cli(
+                    &crate::cli_agent::CliApplied {
+                        agent: &agent,
+                        kind,
+                        call_id: &call_id,
+                        session_id: session.as_deref(),
+                        prompt: &prompt,
+                        text: &text,
+                        outcome,
+                    },
+                    sub,
+                );
+            }
             Record::Sandbox { .. } | Record::Approval { .. } => {}
             Record::Recorded { entry, .. } => {
                 let p = r.pending.get_or_insert_with(Pending::default);

@@ -242,6 +242,7 @@ fn execute(
     )
     .map_err(RunError::Mcp)?;
     check_mcp_capabilities(config, &mcp)?;
+    crate::cli_agent::check_programs(config)?;
     let cap = options.max_turns.or(config.budget.max_turns);
     let budget = options.max_total_tokens.or(config.budget.max_total_tokens);
     // A state machine starts with its initial state's agent; a structured selection with its
@@ -388,33 +389,47 @@ fn execute(
             agent: &agent.name,
             turn: turns,
         });
-        let client = models
-            .get(&agent.model)
-            .ok_or_else(|| RunError::Model(format!("no model `{}`", agent.model)))?;
-        // Past `ContextBudget.CutoverAt` prompt tokens, the compaction window applies.
-        if let Some(cutover) = config.cutover_tokens
-            && last_input >= cutover
-            && window.is_none()
-        {
-            window = Some(crate::config::Compaction::cutover());
-        }
-        let sub_alias = agent.sub_agent.model.as_deref().unwrap_or(&agent.model);
-        let sub_client = models.get(sub_alias).unwrap_or(client);
-        let mut t = TurnContext {
-            agent,
-            client: client.as_ref(),
-            model: config.model(&agent.model),
-            cx: &cx,
-            runtime: &runtime,
-            budget_left: budget.map(|b| b.saturating_sub(spent(&tokens))),
-            crash_after_effects: &mut crash_after_effects,
-            system,
-            window,
-            sub: (sub_client.as_ref(), config.model(sub_alias)),
-            mcp: &mcp,
-            approver: &mut approver,
+        let turn = match &agent.cli {
+            Some(cli) => {
+                let c = crate::cli_agent::CliContext {
+                    agent,
+                    cli,
+                    cx: &cx,
+                    system,
+                    number: turns,
+                };
+                state.cli_turn(&c, continuing, progress)?
+            }
+            None => {
+                let client = models
+                    .get(&agent.model)
+                    .ok_or_else(|| RunError::Model(format!("no model `{}`", agent.model)))?;
+                // Past `ContextBudget.CutoverAt` prompt tokens, the compaction window applies.
+                if let Some(cutover) = config.cutover_tokens
+                    && last_input >= cutover
+                    && window.is_none()
+                {
+                    window = Some(crate::config::Compaction::cutover());
+                }
+                let sub_alias = agent.sub_agent.model.as_deref().unwrap_or(&agent.model);
+                let sub_client = models.get(sub_alias).unwrap_or(client);
+                let mut t = TurnContext {
+                    agent,
+                    client: client.as_ref(),
+                    model: config.model(&agent.model),
+                    cx: &cx,
+                    runtime: &runtime,
+                    budget_left: budget.map(|b| b.saturating_sub(spent(&tokens))),
+                    crash_after_effects: &mut crash_after_effects,
+                    system,
+                    window,
+                    sub: (sub_client.as_ref(), config.model(sub_alias)),
+                    mcp: &mcp,
+                    approver: &mut approver,
+                };
+                state.turn(&mut t, continuing, progress)?
+            }
         };
-        let turn = state.turn(&mut t, continuing, progress)?;
         let turn_usage = turn.usage + std::mem::take(&mut state.sub_usage);
         last_input = turn.usage.input;
         let used = tokens.entry(agent.name.clone()).or_default();

@@ -22,6 +22,7 @@
 
 #![deny(missing_docs)]
 
+mod agent_cli;
 mod capture;
 pub mod clip;
 mod env;

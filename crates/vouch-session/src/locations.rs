@@ -48,6 +48,41 @@ pub fn codex_sessions_dir(home: &Path) -> PathBuf {
     home.join("sessions")
 }
 
+/// Returns the rollout of Codex thread `thread_id` under Codex's `home`, if there is one: a
+/// `rollout-*-<thread id>.jsonl` file of any day's folder (a resumed thread appends to the file
+/// it began in). Only the name is checked; the reader checks the content's id.
+pub fn codex_rollout(home: &Path, thread_id: &str) -> Option<PathBuf> {
+    if thread_id.is_empty() || thread_id.contains(['/', '\\']) {
+        return None;
+    }
+    let suffix = format!("-{thread_id}.jsonl");
+    let mut found: Vec<PathBuf> = Vec::new();
+    let mut folders = vec![codex_sessions_dir(home)];
+    // sessions/YYYY/MM/DD: three levels, walked without following links.
+    for _ in 0..3 {
+        let mut next = Vec::new();
+        for folder in folders {
+            for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
+                if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                    next.push(entry.path());
+                }
+            }
+        }
+        folders = next;
+    }
+    for folder in folders {
+        for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with("rollout-") && name.ends_with(&suffix) {
+                found.push(entry.path());
+            }
+        }
+    }
+    found.sort();
+    found.pop()
+}
+
 /// Returns Gemini CLI's folder: `$GEMINI_CLI_HOME/.gemini`, else `$HOME/.gemini`. Its saved
 /// chats live under `tmp/<project>/chats/session-<time>-<id prefix>.json` (`.jsonl` in newer
 /// versions).
@@ -136,5 +171,20 @@ mod tests {
             codex_home(|k: &str| (k == "CODEX_HOME").then(|| OsString::from("/c"))),
             Some(PathBuf::from("/c"))
         );
+    }
+
+    #[test]
+    fn a_codex_rollout_is_found_by_its_thread_id_in_any_day() {
+        let home = std::env::temp_dir().join(format!("vouch-codex-home-{}", std::process::id()));
+        let day = home.join("sessions/2026/11/25");
+        std::fs::create_dir_all(&day).expect("a temp folder");
+        let id = "0199a213-81c0-7800-8aa1-bbab2a035a53";
+        let file = day.join(format!("rollout-2026-11-25T08-00-00-{id}.jsonl"));
+        std::fs::write(&file, "{}\n").expect("a rollout");
+        std::fs::write(day.join("rollout-2026-11-25T09-00-00-other.jsonl"), "").expect("another");
+        assert_eq!(codex_rollout(&home, id), Some(file));
+        assert_eq!(codex_rollout(&home, "unknown"), None);
+        assert_eq!(codex_rollout(&home, "../x"), None);
+        let _ = std::fs::remove_dir_all(&home);
     }
 }

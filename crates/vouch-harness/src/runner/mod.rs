@@ -97,47 +97,6 @@ pub fn runner_for_confined(
     }
 }
 
-/// The sandbox of an agent CLI a test runs (`vouch test --sandbox`): it writes beneath the
-/// test's folder and its own state (`~/.claude`, `~/.codex`, `~/.gemini`, `~/.config`,
-/// `~/.cache`, and the folders `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `GEMINI_CLI_HOME` name), reads
-/// the system's folders, the toolchains' and its own program's, and reaches the network (its
-/// model is there).
-fn agent_sandbox(
-    program: &Path,
-    cmd: &std::process::Command,
-    dir: &Path,
-) -> vouch_process::Sandbox {
-    let mut write = vec![dir.to_owned(), std::env::temp_dir()];
-    if let Some(home) = std::env::var_os("HOME").map(std::path::PathBuf::from) {
-        for d in [
-            ".claude",
-            ".claude.json",
-            ".codex",
-            ".gemini",
-            ".config",
-            ".cache",
-            ".local/state",
-        ] {
-            write.push(home.join(d));
-        }
-    }
-    for var in ["CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME"] {
-        let set = cmd
-            .get_envs()
-            .find(|(k, _)| *k == std::ffi::OsStr::new(var))
-            .and_then(|(_, v)| v.map(std::ffi::OsStr::to_os_string))
-            .or_else(|| std::env::var_os(var));
-        write.extend(set.map(std::path::PathBuf::from));
-    }
-    let program_dir = program
-        .canonicalize()
-        .ok()
-        .and_then(|p| p.parent().map(Path::to_path_buf));
-    vouch_process::Sandbox::new(write)
-        .reading(program_dir.into_iter().collect())
-        .network(true)
-}
-
 /// Runs an agent's `cmd` with the test's prompt on standard input and its timeout; returns the
 /// run so far (exit, timeout, standard error) and what the agent printed, or why it could not
 /// start.
@@ -150,7 +109,11 @@ pub(crate) fn start(
     let prompt = test.prompt.clone().unwrap_or_default().into_bytes();
     let mut options = Options::new(test.timeout).stdin(prompt);
     if let Some(dir) = confine {
-        options = options.sandboxed(agent_sandbox(program, &cmd, dir));
+        // `vouch test --sandbox`: the agent writes beneath the test's folder and its own state,
+        // reads the system's, the toolchains' and its program's folders, reaches the network.
+        let sandbox = vouch_process::Sandbox::new(vec![dir.to_owned(), std::env::temp_dir()])
+            .for_agent_cli(program, &cmd);
+        options = options.sandboxed(sandbox);
     }
     let out = vouch_process::run(cmd, &options)
         .map_err(|e| format!("could not start {}: {e}", program.display()))?;

@@ -9,6 +9,7 @@ use serde_saphyr::Spanned;
 use vouch_gate::yaml::{Location, Map, Node, Reader};
 use vouch_llm::ToolChoice;
 
+use crate::config::cli::{CLI_KEYS, CliAgent, cli};
 use crate::config::models::{ModelConfig, agent_model};
 use crate::tools::TOOLS;
 
@@ -81,6 +82,9 @@ pub struct AgentConfig {
     /// The MCP servers its `Plugins` name, each with the tools `Capabilities` keeps (all when
     /// `None`).
     pub mcp: Vec<(String, Option<Vec<String>>)>,
+    /// `Cli`: the agent is a coding agent's CLI, run headless for each of its turns (its
+    /// `model` is then empty: the CLI's own model is [`CliAgent::model`]).
+    pub cli: Option<CliAgent>,
 }
 
 /// Every key an agent may have.
@@ -177,7 +181,10 @@ pub(super) fn agents(
             .filter(|n| !n.trim().is_empty());
         let description = m.get("Description").and_then(|(n, pp)| r.string(n, &pp));
         let instructions = instructions(r, &mut m, dir);
+        let cli = cli(r, &mut m);
         let model = match (m.get("Model"), &name) {
+            // A CLI agent's model is the CLI's own (read with `Cli`).
+            _ if cli.is_some() => Some((String::new(), m.location, p.clone())),
             (Some((n, pp)), Some(name)) => {
                 agent_model(r, n, &pp, name, models, dir).map(|(alias, own)| {
                     if let Some(own) = own {
@@ -280,7 +287,8 @@ pub(super) fn agents(
                 );
             }
         }
-        r.unknown_keys(&m, AGENT_KEYS);
+        let known: Vec<&str> = AGENT_KEYS.iter().chain(CLI_KEYS).copied().collect();
+        r.unknown_keys(&m, &known);
         let (Some(name), Some((model, _, _))) = (name, model) else {
             r.error(
                 m.location,
@@ -316,6 +324,7 @@ pub(super) fn agents(
                 max_in_turn_tool_pairs,
                 sub_agent,
                 mcp,
+                cli,
             },
             m.location,
             p,

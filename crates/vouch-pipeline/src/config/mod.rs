@@ -24,6 +24,7 @@
 //! ```
 
 mod agents;
+mod cli;
 mod models;
 mod sections;
 mod security;
@@ -37,6 +38,7 @@ use vouch_gate::{
 };
 
 pub use agents::{AgentConfig, ContextWindow, Isolation, SubAgent};
+pub use cli::{CliAgent, CliKind};
 pub use models::{ModelConfig, Provider};
 pub use sections::{Brownfield, Compaction};
 
@@ -481,7 +483,7 @@ fn selector_models(
 /// What only the whole configuration can tell: models agents name, routes' agents, a cap.
 fn check_against_gates(r: &mut Reader, gates: &PipelineConfig, config: &RunSections, capped: bool) {
     for (agent, (at, p)) in config.agents.iter().zip(&config.agent_places) {
-        if !config.models.iter().any(|m| m.alias == agent.model) {
+        if agent.cli.is_none() && !config.models.iter().any(|m| m.alias == agent.model) {
             let known: Vec<&str> = config.models.iter().map(|m| m.alias.as_str()).collect();
             r.error(
                 *at,

@@ -1,0 +1,469 @@
+//! An agent that is a coding agent's CLI (`Agents[].Cli`): each of its turns runs Claude Code,
+//! Codex or Gemini CLI headless in the run's working directory, with the turn's prompt — the
+//! task and what was handed to it, or a correction — on standard input.
+//!
+//! 1. The agent keeps one CLI session across its turns: the first turn starts it (Claude Code's
+//!    id is chosen by vouch; Codex's and Gemini's are the ones their first stream names), later
+//!    turns resume it, so a correction continues the same conversation.
+//! 2. Before the CLI starts, the turn is journaled (`cli_begin`: its prompt, its session, how
+//!    much of the session's log earlier turns account for); a run killed during the turn
+//!    resumes the CLI's session with the same prompt, and records the turn once.
+//! 3. After it, vouch reads the CLI's own log — the saved session, verified by id, else the
+//!    stream it printed — with the readers of `vouch session`: the turn's part of it becomes a
+//!    subagent of the turn in the run's session (a call named after the CLI), its calls the
+//!    turn's evidence (files written, commands with receipts, MCP calls), its last message the
+//!    agent's reply the router decides on. A CLI that fails, hangs past `TimeoutSeconds` or
+//!    exits non-zero is a reply that says so, not a crash of the run.
+//! 4. The CLI runs in the run's kernel sandbox, widened for what it needs itself: its own state
+//!    folders and the network (its model is there).
+
+mod claude;
+mod codex;
+mod evidence;
+mod gemini;
+mod prompt;
+
+use std::path::{Path, PathBuf};
+
+use vouch_llm::Usage;
+use vouch_process::Options;
+use vouch_session::{
+    Actor, Args, EventKind, Format, Message, Outcome, Output, ReadOptions, Role, Session,
+    ToolCall, ToolKind, ToolResult,
+};
+
+use crate::config::{AgentConfig, CliAgent, CliKind, RunConfig};
+use crate::conversation::RunState;
+use crate::error::RunError;
+use crate::journal::Record;
+use crate::progress::Progress;
+use crate::replay::Pending;
+use crate::tools::ToolContext;
+use crate::turn::{Turn, TurnEnd};
+
+/// A CLI turn journaled as begun.
+#[derive(Debug, Clone)]
+pub(crate) struct CliBegun {
+    /// The call that stands for the turn in the run's session.
+    pub(crate) call_id: String,
+    /// The CLI's session, when known before it runs.
+    pub(crate) session: Option<String>,
+    /// The prompt.
+    pub(crate) prompt: String,
+    /// How many events of the session's saved log earlier turns account for.
+    pub(crate) before: usize,
+    /// The tokens the saved log counted before the turn.
+    pub(crate) before_usage: Usage,
+}
+
+/// What a CLI turn runs with.
+pub(crate) struct CliContext<'a> {
+    pub(crate) agent: &'a AgentConfig,
+    pub(crate) cli: &'a CliAgent,
+    pub(crate) cx: &'a ToolContext,
+    /// The run's text before every agent's instructions.
+    pub(crate) system: Option<&'a str>,
+    /// The turn's number.
+    pub(crate) number: u32,
+}
+
+/// Checks, before the first turn, that every CLI agent's program is on `PATH`.
+pub(crate) fn check_programs(config: &RunConfig) -> Result<(), RunError> {
+    for agent in &config.agents {
+        if let Some(cli) = &agent.cli
+            && vouch_process::find_on_process_path(cli.kind.program()).is_none()
+        {
+            return Err(RunError::Io(format!(
+                "agent `{}` is {} (`Cli: {}`), but `{}` is not on PATH",
+                agent.name,
+                cli.kind.product(),
+                cli.kind.name(),
+                cli.kind.program()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The format of a CLI's logs.
+fn format(kind: CliKind) -> Format {
+    match kind {
+        CliKind::ClaudeCode => Format::ClaudeCode,
+        CliKind::Codex => Format::Codex,
+        CliKind::Gemini => Format::Gemini,
+    }
+}
+
+/// Returns where the CLI saves session `session` run in `workdir`.
+fn saved_log(kind: CliKind, workdir: &Path, session: &str) -> Option<PathBuf> {
+    match kind {
+        CliKind::ClaudeCode => claude::saved_log(workdir, session),
+        CliKind::Codex => codex::saved_log(session),
+        CliKind::Gemini => gemini::saved_log(session),
+    }
+    .filter(|p| p.is_file())
+}
+
+/// Reads session `session` from its saved log, when there is one that names it.
+fn read_saved(kind: CliKind, workdir: &Path, session: &str) -> Option<(Session, PathBuf)> {
+    let path = saved_log(kind, workdir, session)?;
+    let options = ReadOptions {
+        format: Some(format(kind)),
+        ..ReadOptions::default()
+    };
+    let report = vouch_session::read_path(&path, &options).ok()?;
+    (report.session.id.is_empty() || report.session.id == session)
+        .then_some((report.session, path))
+}
+
+/// Converts a log's token count into the run's.
+fn usage_of(session: &Session) -> Usage {
+    session.usage.map_or_else(Usage::default, |u| Usage {
+        input: u.input + u.cache_read + u.cache_write,
+        output: u.output,
+    })
+}
+
+/// What running the CLI gave.
+struct Ran {
+    /// The turn's part of the CLI's session.
+    session: Session,
+    /// Where it was read from.
+    source: String,
+    /// The session's id, as now known.
+    session_id: Option<String>,
+    /// The reply the router decides on.
+    text: String,
+    outcome: Outcome,
+    usage: Usage,
+    cancelled: bool,
+}
+
+impl RunState {
+    /// Takes one turn of a CLI agent (or finishes one the journal shows begun).
+    pub(crate) fn cli_turn(
+        &mut self,
+        c: &CliContext<'_>,
+        pending: Option<Pending>,
+        progress: &mut dyn FnMut(Progress<'_>),
+    ) -> Result<Turn, RunError> {
+        let agent = c.agent;
+        let begun = match pending {
+            // The turn was recorded before the run stopped: only its decision is left.
+            Some(p) if p.finished || p.recorded => {
+                return Ok(Turn {
+                    usage: Usage::default(),
+                    effects: p.effects,
+                    end: TurnEnd::Finished,
+                });
+            }
+            Some(Pending { cli: Some(b), .. }) => b,
+            _ => {
+                let session = self.cli_sessions.get(&agent.name).cloned().or_else(|| {
+                    (c.cli.kind == CliKind::ClaudeCode).then(vouch_evidence::new_session_id)
+                });
+                let workdir = c.cx.workspace.root();
+                let (before, before_usage) = session
+                    .as_deref()
+                    .and_then(|s| read_saved(c.cli.kind, workdir, s))
+                    .map_or((0, Usage::default()), |(s, _)| (s.events.len(), usage_of(&s)));
+                let first = !self.cli_sessions.contains_key(&agent.name);
+                let b = CliBegun {
+                    call_id: format!("cli-{}", c.number),
+                    session,
+                    prompt: prompt::prompt(&self.transcript, agent, c.system, first),
+                    before,
+                    before_usage,
+                };
+                self.journal(&Record::CliBegin {
+                    agent: agent.name.clone(),
+                    call_id: b.call_id.clone(),
+                    session: b.session.clone(),
+                    prompt: b.prompt.clone(),
+                    before: b.before,
+                    before_usage: b.before_usage,
+                })?;
+                if let Some(s) = &b.session {
+                    self.cli_sessions.insert(agent.name.clone(), s.clone());
+                }
+                b
+            }
+        };
+        let started = jiff::Timestamp::now().to_string();
+        let ran = run(c, &begun)?;
+        if ran.cancelled {
+            return Ok(Turn {
+                usage: Usage::default(),
+                effects: Vec::new(),
+                end: TurnEnd::Interrupted,
+            });
+        }
+        let workdir = c.cx.workspace.root().to_owned();
+        let effects = evidence::effects(&ran.session, &workdir, &started);
+        let mut log = Vec::new();
+        vouch_session::write_jsonl(&ran.session, &mut log)
+            .map_err(|e| RunError::Io(format!("cannot record the CLI's session: {e}")))?;
+        self.journal(&Record::CliTurn {
+            agent: agent.name.clone(),
+            call_id: begun.call_id.clone(),
+            cli: c.cli.kind.name().to_owned(),
+            session: ran.session_id.clone(),
+            prompt: begun.prompt.clone(),
+            text: ran.text.clone(),
+            outcome: ran.outcome,
+            source: ran.source.clone(),
+            usage: ran.usage,
+            log: String::from_utf8_lossy(&log).into_owned(),
+            effects: effects.clone(),
+        })?;
+        let view = vouch_evidence::EvidenceView::new(
+            &ran.session,
+            &workdir,
+            vouch_evidence::ArtifactPaths::default(),
+        );
+        for call in view.all_calls() {
+            if let Some(result) = call.result {
+                progress(Progress::ToolCall {
+                    agent: &agent.name,
+                    call: call.call,
+                    result,
+                });
+            }
+        }
+        let apply = CliApplied {
+            agent: &agent.name,
+            kind: c.cli.kind,
+            call_id: &begun.call_id,
+            session_id: ran.session_id.as_deref(),
+            prompt: &begun.prompt,
+            text: &ran.text,
+            outcome: ran.outcome,
+        };
+        self.apply_cli(&apply, ran.session);
+        Ok(Turn {
+            usage: ran.usage,
+            effects,
+            end: TurnEnd::Finished,
+        })
+    }
+
+    /// Adds a CLI agent's turn to the session and the conversation: a call named after the
+    /// CLI, answered with its reply, the turn's part of its session as that call's subagent,
+    /// and the reply as the agent's message.
+    pub(crate) fn apply_cli(&mut self, a: &CliApplied<'_>, mut sub: Session) {
+        let call = ToolCall {
+            call_id: a.call_id.to_owned(),
+            name: a.kind.name().to_owned(),
+            kind: ToolKind::Subagent,
+            args: Args::from_value(serde_json::json!({
+                "prompt": a.prompt,
+                "session_id": a.session_id,
+            })),
+        };
+        self.session.push(
+            Actor::named(Role::Assistant, a.agent),
+            EventKind::ToolCall(call),
+        );
+        self.session.push(
+            Actor::named(Role::Tool, a.agent),
+            EventKind::ToolResult(ToolResult {
+                call_id: a.call_id.to_owned(),
+                output: Output::inline(a.text),
+                outcome: a.outcome,
+            }),
+        );
+        sub.spawned_by = Some(a.call_id.to_owned());
+        sub.name = Some(a.agent.to_owned());
+        self.session.subagents.push(sub);
+        if !a.text.trim().is_empty() {
+            self.session.push(
+                Actor::named(Role::Assistant, a.agent),
+                EventKind::Message(Message {
+                    text: a.text.to_owned(),
+                }),
+            );
+        }
+        self.transcript.push((
+            Some(a.agent.to_owned()),
+            vouch_llm::ChatMessage::Assistant {
+                text: a.text.to_owned(),
+                calls: Vec::new(),
+            },
+        ));
+        if let Some(id) = a.session_id {
+            self.cli_sessions.insert(a.agent.to_owned(), id.to_owned());
+        }
+    }
+}
+
+/// A CLI turn as it is added to the run's session.
+pub(crate) struct CliApplied<'a> {
+    pub(crate) agent: &'a str,
+    pub(crate) kind: CliKind,
+    pub(crate) call_id: &'a str,
+    pub(crate) session_id: Option<&'a str>,
+    pub(crate) prompt: &'a str,
+    pub(crate) text: &'a str,
+    pub(crate) outcome: Outcome,
+}
+
+/// Reads back the turn's part of a CLI session the journal holds (vouch JSONL).
+pub(crate) fn session_from_journal(log: &str) -> Result<Session, RunError> {
+    let options = ReadOptions {
+        format: Some(Format::Vouch),
+        ..ReadOptions::default()
+    };
+    vouch_session::read_from(log.as_bytes(), "<journal>", &options)
+        .map(|r| r.session)
+        .map_err(|e| RunError::Io(format!("the journal's CLI session cannot be read: {e}")))
+}
+
+/// Runs the CLI for the turn `begun` and reads what it did.
+fn run(c: &CliContext<'_>, begun: &CliBegun) -> Result<Ran, RunError> {
+    let kind = c.cli.kind;
+    let workdir = c.cx.workspace.root();
+    let program = vouch_process::find_on_process_path(kind.program()).ok_or_else(|| {
+        RunError::Io(format!("`{}` is no longer on PATH", kind.program()))
+    })?;
+    let session = begun.session.as_deref();
+    // A session whose log exists is resumed; one that never got that far starts again.
+    let resume = session.is_some_and(|s| saved_log(kind, workdir, s).is_some());
+    let mut cmd = match kind {
+        CliKind::ClaudeCode => claude::command(
+            &program,
+            c.cli,
+            session.unwrap_or_default(),
+            resume,
+        ),
+        CliKind::Codex => codex::command(&program, c.cli, workdir, session.filter(|_| resume)),
+        CliKind::Gemini => gemini::command(&program, c.cli, session.filter(|_| resume)),
+    };
+    cmd.current_dir(workdir);
+    let mut options = Options::new(c.cli.timeout).stdin(begun.prompt.as_bytes().to_vec());
+    if let Some(flag) = &c.cx.cancel {
+        options = options.cancel_on(flag.clone());
+    }
+    if let Some(sandbox) = &c.cx.shell.sandbox {
+        options = options.sandboxed(sandbox.clone().for_agent_cli(&program, &cmd));
+    }
+    let out = vouch_process::run(cmd, &options);
+    let out = match out {
+        Ok(out) => out,
+        Err(e) => {
+            return Ok(failed(
+                begun,
+                format!(
+                    "[vouch] {} could not start: {e}",
+                    kind.product()
+                ),
+            ));
+        }
+    };
+    if out.cancelled {
+        return Ok(Ran {
+            cancelled: true,
+            ..failed(begun, String::new())
+        });
+    }
+    let options = ReadOptions {
+        format: Some(format(kind)),
+        ..ReadOptions::default()
+    };
+    let stream = vouch_session::read_from(&out.stdout[..], "<stream>", &options)
+        .ok()
+        .map(|r| r.session)
+        .filter(|s| !s.events.is_empty());
+    let session_id = begun.session.clone().or_else(|| {
+        stream
+            .as_ref()
+            .map(|s| s.id.clone())
+            .filter(|id| !id.is_empty())
+    });
+    let saved = session_id
+        .as_deref()
+        .and_then(|id| read_saved(kind, workdir, id));
+    let (mut turn, source, usage) = match (saved, stream) {
+        (Some((mut s, path)), _) => {
+            // The saved log holds the earlier turns too: the turn is what follows them.
+            s.events.drain(..begun.before.min(s.events.len()));
+            let total = usage_of(&s);
+            let usage = Usage {
+                input: total.input.saturating_sub(begun.before_usage.input),
+                output: total.output.saturating_sub(begun.before_usage.output),
+            };
+            (s, path.display().to_string(), usage)
+        }
+        (None, Some(s)) => {
+            let usage = usage_of(&s);
+            (s, format!("the stream {} printed", kind.program()), usage)
+        }
+        (None, None) => (Session::default(), "nothing".to_owned(), Usage::default()),
+    };
+    // Subagents of earlier turns stay with them.
+    let calls: Vec<String> = turn.tool_calls().map(|c| c.call_id.clone()).collect();
+    turn.subagents
+        .retain(|s| s.spawned_by.as_ref().is_some_and(|id| calls.contains(id)));
+    turn.id = session_id.clone().unwrap_or_default();
+    let last = turn
+        .events
+        .iter()
+        .rev()
+        .find_map(|e| match &e.kind {
+            EventKind::Message(m) if e.actor.role == Role::Assistant => Some(m.text.clone()),
+            _ => None,
+        })
+        .unwrap_or_default();
+    let stderr = vouch_process::clip::tail(&out.stderr_text(), 800);
+    let (text, outcome) = if out.timed_out {
+        (
+            format!(
+                "{last}\n\n[vouch] {} ran past its {} s and was stopped (its process group killed); the turn failed.",
+                kind.product(),
+                c.cli.timeout.as_secs()
+            ),
+            Outcome::Failed { exit_code: None },
+        )
+    } else if out.exit_code == Some(0) {
+        (last, Outcome::Ok)
+    } else {
+        let how = out
+            .exit_code
+            .map_or_else(|| "was ended by a signal".to_owned(), |c| format!("exited with code {c}"));
+        (
+            format!(
+                "{last}\n\n[vouch] {} {how}; the turn failed.{}",
+                kind.product(),
+                if stderr.trim().is_empty() {
+                    String::new()
+                } else {
+                    format!(" Its standard error ends:\n{}", stderr.trim_end())
+                }
+            ),
+            Outcome::Failed {
+                exit_code: out.exit_code,
+            },
+        )
+    };
+    Ok(Ran {
+        session: turn,
+        source,
+        session_id,
+        text: text.trim_start().to_owned(),
+        outcome,
+        usage,
+        cancelled: false,
+    })
+}
+
+/// A turn whose CLI could not run.
+fn failed(begun: &CliBegun, text: String) -> Ran {
+    Ran {
+        session: Session::default(),
+        source: "nothing".to_owned(),
+        session_id: begun.session.clone(),
+        text,
+        outcome: Outcome::Error,
+        usage: Usage::default(),
+        cancelled: false,
+    }
+}
