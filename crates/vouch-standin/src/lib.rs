@@ -24,11 +24,40 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
+pub mod cli;
 mod conversation;
 pub mod mcp;
 pub mod postgres;
 
 pub use conversation::{Step, Wire, conversation};
+
+/// Returns the stand-in executable `name` of this package, next to the calling test or bench
+/// binary in the target folder — built there by `cargo` when it is missing.
+///
+/// # Panics
+///
+/// When the test's own path has no target folder, or `cargo build` fails: a test cannot go on.
+pub fn binary(name: &str) -> std::path::PathBuf {
+    let exe = std::env::current_exe().expect("the test's own path");
+    let dir = exe
+        .parent()
+        .and_then(std::path::Path::parent)
+        .expect("the target folder");
+    let bin = dir.join(name);
+    if !bin.exists() {
+        let mut args = vec!["build", "-p", "vouch-standin", "--bin", name];
+        if dir.ends_with("release") {
+            args.push("--release");
+        }
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+        let built = std::process::Command::new(cargo)
+            .args(&args)
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(built, "cargo build -p vouch-standin --bin {name} failed");
+    }
+    bin
+}
 
 /// A request as the server read it.
 #[derive(Debug, Clone)]

@@ -75,28 +75,7 @@ pub fn answer(message: &Value) -> Answer {
 /// Returns the stdio stand-in (`vouch-standin-mcp`), next to the calling test or bench binary
 /// in the target folder — built there by `cargo` when it is missing.
 pub fn stdio_binary() -> std::path::PathBuf {
-    let exe = std::env::current_exe().expect("the test's own path");
-    let dir = exe
-        .parent()
-        .and_then(std::path::Path::parent)
-        .expect("the target folder");
-    let bin = dir.join("vouch-standin-mcp");
-    if !bin.exists() {
-        let mut args = vec!["build", "-p", "vouch-standin", "--bin", "vouch-standin-mcp"];
-        if dir.ends_with("release") {
-            args.push("--release");
-        }
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-        let built = std::process::Command::new(cargo)
-            .args(&args)
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(
-            built,
-            "cargo build -p vouch-standin --bin vouch-standin-mcp failed"
-        );
-    }
-    bin
+    crate::binary("vouch-standin-mcp")
 }
 
 /// Serves MCP over HTTP on a stand-in [`crate::Server`]: `POST` JSON-RPC, answered as JSON.

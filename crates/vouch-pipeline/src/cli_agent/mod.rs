@@ -104,6 +104,16 @@ fn saved_log(kind: CliKind, workdir: &Path, session: &str) -> Option<PathBuf> {
     .filter(|p| p.is_file())
 }
 
+/// Returns the folder the CLI keeps its state and logs in.
+fn state_dir(kind: CliKind) -> Option<PathBuf> {
+    let env = vouch_session::locations::env_with(&[]);
+    match kind {
+        CliKind::ClaudeCode => vouch_session::locations::claude_config_dir(env),
+        CliKind::Codex => vouch_session::locations::codex_home(env),
+        CliKind::Gemini => vouch_session::locations::gemini_dir(env),
+    }
+}
+
 /// Reads session `session` from its saved log, when there is one that names it.
 fn read_saved(kind: CliKind, workdir: &Path, session: &str) -> Option<(Session, PathBuf)> {
     let path = saved_log(kind, workdir, session)?;
@@ -339,6 +349,11 @@ fn run(c: &CliContext<'_>, begun: &CliBegun) -> Result<Ran, RunError> {
         CliKind::Gemini => gemini::command(&program, c.cli, session.filter(|_| resume)),
     };
     cmd.current_dir(workdir);
+    // The kernel's sandbox can only open folders that exist: the CLI's state folder is made
+    // first (the CLI would make it itself).
+    if let Some(dir) = state_dir(kind) {
+        let _ = std::fs::create_dir_all(dir);
+    }
     let mut options = Options::new(c.cli.timeout).stdin(begun.prompt.as_bytes().to_vec());
     if let Some(flag) = &c.cx.cancel {
         options = options.cancel_on(flag.clone());
