@@ -63,8 +63,7 @@ mod workspace;
 pub use approval::ApprovalMode;
 pub use config::{
     AgentConfig, Brownfield, Budget, CliAgent, CliKind, Compaction, ContextWindow, Isolation,
-    ModelConfig, Provider,
-    RunConfig, SandboxMode, SandboxPolicy, SubAgent, lint,
+    ModelConfig, Provider, RunConfig, SandboxMode, SandboxPolicy, SubAgent, lint,
 };
 pub use error::RunError;
 pub use models::Models;

@@ -63,7 +63,8 @@ mod tests {
     #[test]
     fn an_agent_cli_writes_its_state_and_reads_its_program() {
         let mut cmd = Command::new("true");
-        cmd.env("HOME", "/home/someone").env("CODEX_HOME", "/srv/codex");
+        cmd.env("HOME", "/home/someone")
+            .env("CODEX_HOME", "/srv/codex");
         let sandbox = Sandbox::new(vec![PathBuf::from("/work")])
             .for_agent_cli(Path::new("/nonexistent/bin/claude"), &cmd);
         assert!(sandbox.network);

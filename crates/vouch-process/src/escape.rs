@@ -84,6 +84,28 @@ pub(crate) fn hunt(traces: &Traces, group: u32, pipes_held: bool) -> Vec<Escaped
     found.into_iter().map(kill).collect()
 }
 
+/// Kills every process whose environment holds `name=value` — what a run killed with `kill -9`
+/// left running of a child it had tagged so — and returns them, in pid order. The tag passes to
+/// every process the child started (unless one cleared its environment).
+pub fn kill_tagged(name: &str, value: &str) -> Vec<Escaped> {
+    let entry = format!("{name}={value}").into_bytes();
+    let me = std::process::id();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let mut found: Vec<u32> = entries
+        .filter_map(Result::ok)
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| *pid != me)
+        .filter(|pid| {
+            let dir = Path::new("/proc").join(pid.to_string());
+            tagged(&dir, &entry) && outside(&dir, 0)
+        })
+        .collect();
+    found.sort_unstable();
+    found.into_iter().map(kill).collect()
+}
+
 /// Returns true when the process at `dir` is alive and outside the process group `group`.
 fn outside(dir: &Path, group: u32) -> bool {
     let Ok(stat) = std::fs::read_to_string(dir.join("stat")) else {

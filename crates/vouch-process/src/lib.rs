@@ -33,7 +33,7 @@ mod run;
 mod sandbox;
 
 pub use env::{BASE as BASE_ENV, EnvPolicy, looks_secret};
-pub use escape::{Escaped, TAG_ENV};
+pub use escape::{Escaped, TAG_ENV, kill_tagged};
 pub use path::{find_on_path, find_on_process_path, shell_quote};
 pub use run::{Finished, Options, run, shell};
 pub use sandbox::{SYSTEM_READ, Sandbox, SandboxError, Support, TOOLCHAINS, support};

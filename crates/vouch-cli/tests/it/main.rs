@@ -5,6 +5,7 @@
 mod adversary;
 mod agent_tests;
 mod approval;
+mod cli_agents;
 mod fuseraft;
 mod gate;
 mod help;

@@ -12,12 +12,7 @@ use vouch_session::locations;
 use crate::config::CliAgent;
 
 /// Returns the command of one turn: a new session `session`, or its continuation.
-pub(super) fn command(
-    program: &Path,
-    cli: &CliAgent,
-    session: &str,
-    resume: bool,
-) -> Command {
+pub(super) fn command(program: &Path, cli: &CliAgent, session: &str, resume: bool) -> Command {
     let mut cmd = Command::new(program);
     cmd.args(["-p", "--output-format", "stream-json", "--verbose"]);
     cmd.args([if resume { "--resume" } else { "--session-id" }, session]);

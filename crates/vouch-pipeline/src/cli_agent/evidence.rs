@@ -30,7 +30,10 @@ pub(crate) fn effects(session: &Session, workdir: &Path, at: &str) -> Vec<Effect
             ToolKind::WriteFile | ToolKind::PatchFile if call.succeeded() => {
                 for path in c.touched_paths() {
                     let path = relative(path, workdir);
-                    if !out.iter().any(|e| matches!(e, Effect::Wrote(p) if *p == path)) {
+                    if !out
+                        .iter()
+                        .any(|e| matches!(e, Effect::Wrote(p) if *p == path))
+                    {
                         out.push(Effect::Wrote(path));
                     }
                 }
@@ -65,10 +68,7 @@ fn relative(path: &str, workdir: &Path) -> String {
 /// Returns the runner's receipt of a command a log recorded.
 fn receipt(r: vouch_evidence::Receipt, at: &str) -> Receipt {
     let run = r.run;
-    let output_len = run
-        .receipt
-        .output_bytes
-        .unwrap_or(run.output.len() as u64);
+    let output_len = run.receipt.output_bytes.unwrap_or(run.output.len() as u64);
     Receipt {
         exit_code: run.exit_code.and_then(|c| i32::try_from(c).ok()),
         timed_out: false,

@@ -28,8 +28,8 @@ use std::path::{Path, PathBuf};
 use vouch_llm::Usage;
 use vouch_process::Options;
 use vouch_session::{
-    Actor, Args, EventKind, Format, Message, Outcome, Output, ReadOptions, Role, Session,
-    ToolCall, ToolKind, ToolResult,
+    Actor, Args, EventKind, Format, Message, Outcome, Output, ReadOptions, Role, Session, ToolCall,
+    ToolKind, ToolResult,
 };
 
 use crate::config::{AgentConfig, CliAgent, CliKind, RunConfig};
@@ -122,8 +122,7 @@ fn read_saved(kind: CliKind, workdir: &Path, session: &str) -> Option<(Session, 
         ..ReadOptions::default()
     };
     let report = vouch_session::read_path(&path, &options).ok()?;
-    (report.session.id.is_empty() || report.session.id == session)
-        .then_some((report.session, path))
+    (report.session.id.is_empty() || report.session.id == session).then_some((report.session, path))
 }
 
 /// Converts a log's token count into the run's.
@@ -167,7 +166,16 @@ impl RunState {
                     end: TurnEnd::Finished,
                 });
             }
-            Some(Pending { cli: Some(b), .. }) => b,
+            Some(Pending { cli: Some(b), .. }) => {
+                // A run killed during the turn may have left its CLI running: it is stopped
+                // before the session is resumed, so that one CLI writes its log.
+                let left =
+                    vouch_process::kill_tagged(TURN_TAG, &turn_tag(&self.run_id, &b.call_id));
+                if !left.is_empty() {
+                    std::thread::sleep(std::time::Duration::from_millis(100));
+                }
+                b
+            }
             _ => {
                 let session = self.cli_sessions.get(&agent.name).cloned().or_else(|| {
                     (c.cli.kind == CliKind::ClaudeCode).then(vouch_evidence::new_session_id)
@@ -176,7 +184,9 @@ impl RunState {
                 let (before, before_usage) = session
                     .as_deref()
                     .and_then(|s| read_saved(c.cli.kind, workdir, s))
-                    .map_or((0, Usage::default()), |(s, _)| (s.events.len(), usage_of(&s)));
+                    .map_or((0, Usage::default()), |(s, _)| {
+                        (s.events.len(), usage_of(&s))
+                    });
                 let first = !self.cli_sessions.contains_key(&agent.name);
                 let b = CliBegun {
                     call_id: format!("cli-{}", c.number),
@@ -200,7 +210,7 @@ impl RunState {
             }
         };
         let started = jiff::Timestamp::now().to_string();
-        let ran = run(c, &begun)?;
+        let ran = run(c, &begun, &turn_tag(&self.run_id, &begun.call_id))?;
         if ran.cancelled {
             return Ok(Turn {
                 usage: Usage::default(),
@@ -328,27 +338,30 @@ pub(crate) fn session_from_journal(log: &str) -> Result<Session, RunError> {
         .map_err(|e| RunError::Io(format!("the journal's CLI session cannot be read: {e}")))
 }
 
-/// Runs the CLI for the turn `begun` and reads what it did.
-fn run(c: &CliContext<'_>, begun: &CliBegun) -> Result<Ran, RunError> {
+/// The variable that tags every process of a CLI turn: `<run id>/<call id>`.
+const TURN_TAG: &str = "VOUCH_CLI_TURN";
+
+fn turn_tag(run_id: &str, call_id: &str) -> String {
+    format!("{run_id}/{call_id}")
+}
+
+/// Runs the CLI for the turn `begun`, its processes tagged `tag`, and reads what it did.
+fn run(c: &CliContext<'_>, begun: &CliBegun, tag: &str) -> Result<Ran, RunError> {
     let kind = c.cli.kind;
     let workdir = c.cx.workspace.root();
-    let program = vouch_process::find_on_process_path(kind.program()).ok_or_else(|| {
-        RunError::Io(format!("`{}` is no longer on PATH", kind.program()))
-    })?;
+    let program = vouch_process::find_on_process_path(kind.program())
+        .ok_or_else(|| RunError::Io(format!("`{}` is no longer on PATH", kind.program())))?;
     let session = begun.session.as_deref();
     // A session whose log exists is resumed; one that never got that far starts again.
     let resume = session.is_some_and(|s| saved_log(kind, workdir, s).is_some());
     let mut cmd = match kind {
-        CliKind::ClaudeCode => claude::command(
-            &program,
-            c.cli,
-            session.unwrap_or_default(),
-            resume,
-        ),
+        CliKind::ClaudeCode => {
+            claude::command(&program, c.cli, session.unwrap_or_default(), resume)
+        }
         CliKind::Codex => codex::command(&program, c.cli, workdir, session.filter(|_| resume)),
         CliKind::Gemini => gemini::command(&program, c.cli, session.filter(|_| resume)),
     };
-    cmd.current_dir(workdir);
+    cmd.current_dir(workdir).env(TURN_TAG, tag);
     // The kernel's sandbox can only open folders that exist: the CLI's state folder is made
     // first (the CLI would make it itself).
     if let Some(dir) = state_dir(kind) {
@@ -367,10 +380,7 @@ fn run(c: &CliContext<'_>, begun: &CliBegun) -> Result<Ran, RunError> {
         Err(e) => {
             return Ok(failed(
                 begun,
-                format!(
-                    "[vouch] {} could not start: {e}",
-                    kind.product()
-                ),
+                format!("[vouch] {} could not start: {e}", kind.product()),
             ));
         }
     };
@@ -441,9 +451,10 @@ fn run(c: &CliContext<'_>, begun: &CliBegun) -> Result<Ran, RunError> {
     } else if out.exit_code == Some(0) {
         (last, Outcome::Ok)
     } else {
-        let how = out
-            .exit_code
-            .map_or_else(|| "was ended by a signal".to_owned(), |c| format!("exited with code {c}"));
+        let how = out.exit_code.map_or_else(
+            || "was ended by a signal".to_owned(),
+            |c| format!("exited with code {c}"),
+        );
         (
             format!(
                 "{last}\n\n[vouch] {} {how}; the turn failed.{}",

@@ -52,7 +52,13 @@ impl CliKind {
         match self {
             CliKind::ClaudeCode => (
                 "--permission-mode",
-                &["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"],
+                &[
+                    "default",
+                    "acceptEdits",
+                    "plan",
+                    "bypassPermissions",
+                    "dontAsk",
+                ],
                 "acceptEdits",
             ),
             CliKind::Codex => (
@@ -60,11 +66,7 @@ impl CliKind {
                 &["read-only", "workspace-write", "danger-full-access"],
                 "workspace-write",
             ),
-            CliKind::Gemini => (
-                "--approval-mode",
-                &["default", "auto_edit", "yolo"],
-                "yolo",
-            ),
+            CliKind::Gemini => ("--approval-mode", &["default", "auto_edit", "yolo"], "yolo"),
         }
     }
 
@@ -168,7 +170,9 @@ pub(super) fn cli(r: &mut Reader, m: &mut Map<'_>) -> Option<CliAgent> {
     let timeout = m
         .get("TimeoutSeconds")
         .and_then(|(n, pp)| r.positive(n, &pp))
-        .map_or(Duration::from_secs(900), |s| Duration::from_secs(u64::from(s)));
+        .map_or(Duration::from_secs(900), |s| {
+            Duration::from_secs(u64::from(s))
+        });
     let (flag, modes, default) = kind.permissions();
     let permissions = match m.get("Permissions") {
         Some((n, pp)) => match r.string(n, &pp) {

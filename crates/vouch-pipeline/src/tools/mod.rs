@@ -26,8 +26,8 @@ mod shell_run;
 mod snippet;
 mod write_file;
 
-pub use change::{Change, FileChange};
 pub(crate) use change::sha256_hex;
+pub use change::{Change, FileChange};
 pub use context::{HttpRules, ShellPolicy, ToolContext};
 pub use intent::{Intent, Settled};
 pub use output::{Effect, Receipt, ToolOutput};

@@ -76,11 +76,13 @@ fn run() -> Result<u8, String> {
     if prompt.trim().is_empty() {
         return Err("no prompt on standard input".into());
     }
-    let state = PathBuf::from(
-        std::env::var_os("STANDIN_CLI_STATE").ok_or("STANDIN_CLI_STATE is not set")?,
-    );
+    let state =
+        PathBuf::from(std::env::var_os("STANDIN_CLI_STATE").ok_or("STANDIN_CLI_STATE is not set")?);
     std::fs::create_dir_all(&state).map_err(|e| e.to_string())?;
-    append(&state.join(format!("{}.args", cli.name())), &format!("{}\n", args.join(" ")))?;
+    append(
+        &state.join(format!("{}.args", cli.name())),
+        &format!("{}\n", args.join(" ")),
+    )?;
     append(
         &state.join(format!("{}.prompts", cli.name())),
         &format!("{prompt}\n---\n"),
@@ -318,8 +320,10 @@ impl Log {
             tokens: (0, 0),
             item: 0,
         };
-        log.stream(&json!({"type": "system", "subtype": "init", "session_id": log.session,
-            "cwd": log.cwd, "model": "claude-standin", "tools": ["Bash", "Edit", "Write", "Read"]}));
+        log.stream(
+            &json!({"type": "system", "subtype": "init", "session_id": log.session,
+            "cwd": log.cwd, "model": "claude-standin", "tools": ["Bash", "Edit", "Write", "Read"]}),
+        );
         Ok(log)
     }
 
@@ -356,13 +360,17 @@ impl Log {
             item: 0,
         };
         if !flags.resume {
-            log.save(&json!({"timestamp": now(), "type": "session_meta", "payload": {
+            log.save(
+                &json!({"timestamp": now(), "type": "session_meta", "payload": {
                 "id": log.session, "timestamp": now(), "cwd": log.cwd, "originator": "codex_exec",
-                "cli_version": "0.0.0-standin", "source": "exec", "model_provider": "openai"}}))?;
+                "cli_version": "0.0.0-standin", "source": "exec", "model_provider": "openai"}}),
+            )?;
         }
-        log.save(&json!({"timestamp": now(), "type": "turn_context", "payload": {
+        log.save(
+            &json!({"timestamp": now(), "type": "turn_context", "payload": {
             "cwd": log.cwd, "model": "codex-standin", "approval_policy": "never",
-            "sandbox_policy": {"type": "workspace-write"}}}))?;
+            "sandbox_policy": {"type": "workspace-write"}}}),
+        )?;
         log.stream(&json!({"type": "thread.started", "thread_id": log.session}));
         log.stream(&json!({"type": "turn.started"}));
         Ok(log)
@@ -413,8 +421,10 @@ impl Log {
             tokens: (0, 0),
             item: 0,
         };
-        log.stream(&json!({"type": "init", "timestamp": now(), "session_id": log.session,
-            "model": "gemini-standin"}));
+        log.stream(
+            &json!({"type": "init", "timestamp": now(), "session_id": log.session,
+            "model": "gemini-standin"}),
+        );
         Ok(log)
     }
 
@@ -439,8 +449,17 @@ impl Log {
             messages.push(message);
         }
         chat["lastUpdated"] = json!(now());
+        // Gemini CLI writes its keys in this order, the session's id first.
+        let text = format!(
+            "{{\"sessionId\":{},\"projectHash\":{},\"startTime\":{},\"lastUpdated\":{},\"messages\":{}}}",
+            chat["sessionId"],
+            chat["projectHash"],
+            chat["startTime"],
+            chat["lastUpdated"],
+            chat["messages"]
+        );
         let tmp = self.file.with_extension("tmp");
-        std::fs::write(&tmp, chat.to_string())
+        std::fs::write(&tmp, text)
             .and_then(|()| std::fs::rename(&tmp, &self.file))
             .map_err(|e| e.to_string())
     }
@@ -458,19 +477,24 @@ impl Log {
     fn user(&mut self, prompt: &str) -> Result<(), String> {
         match self.cli {
             Cli::Claude => {
-                let r = self.claude_record("user", json!({"role": "user", "content": prompt}), None);
+                let r =
+                    self.claude_record("user", json!({"role": "user", "content": prompt}), None);
                 self.save(&r)
             }
             Cli::Codex => {
                 self.save(&json!({"timestamp": now(), "type": "event_msg",
                     "payload": {"type": "user_message", "message": prompt}}))?;
-                self.save(&json!({"timestamp": now(), "type": "response_item", "payload": {
+                self.save(
+                    &json!({"timestamp": now(), "type": "response_item", "payload": {
                     "type": "message", "role": "user",
-                    "content": [{"type": "input_text", "text": prompt}]}}))
+                    "content": [{"type": "input_text", "text": prompt}]}}),
+                )
             }
             Cli::Gemini => {
-                self.stream(&json!({"type": "message", "timestamp": now(), "role": "user",
-                    "content": prompt}));
+                self.stream(
+                    &json!({"type": "message", "timestamp": now(), "role": "user",
+                    "content": prompt}),
+                );
                 self.save_chat(json!({"id": new_id(), "timestamp": now(), "type": "user",
                     "content": prompt}))
             }
@@ -478,7 +502,14 @@ impl Log {
     }
 
     /// An assistant's tool call and its result, in Claude's log and stream.
-    fn claude_call(&mut self, id: &str, name: &str, input: Value, output: &str, error: bool) -> Result<(), String> {
+    fn claude_call(
+        &mut self,
+        id: &str,
+        name: &str,
+        input: Value,
+        output: &str,
+        error: bool,
+    ) -> Result<(), String> {
         self.tokens = (self.tokens.0 + 100, self.tokens.1 + 20);
         let call = self.claude_record(
             "assistant",
@@ -496,8 +527,12 @@ impl Log {
         );
         self.save(&call)?;
         self.save(&result)?;
-        self.stream(&json!({"type": "assistant", "message": call["message"], "session_id": self.session}));
-        self.stream(&json!({"type": "user", "message": result["message"], "session_id": self.session}));
+        self.stream(
+            &json!({"type": "assistant", "message": call["message"], "session_id": self.session}),
+        );
+        self.stream(
+            &json!({"type": "user", "message": result["message"], "session_id": self.session}),
+        );
         Ok(())
     }
 
@@ -513,18 +548,26 @@ impl Log {
             Cli::Codex => {
                 let patch = format!(
                     "*** Begin Patch\n*** Add File: {rel}\n{}\n*** End Patch",
-                    content.lines().map(|l| format!("+{l}")).collect::<Vec<_>>().join("\n")
+                    content
+                        .lines()
+                        .map(|l| format!("+{l}"))
+                        .collect::<Vec<_>>()
+                        .join("\n")
                 );
-                self.save(&json!({"timestamp": now(), "type": "response_item", "payload": {
+                self.save(
+                    &json!({"timestamp": now(), "type": "response_item", "payload": {
                     "type": "custom_tool_call", "name": "apply_patch", "input": patch,
-                    "call_id": format!("call_{id}")}}))?;
+                    "call_id": format!("call_{id}")}}),
+                )?;
                 self.save(&json!({"timestamp": now(), "type": "event_msg", "payload": {
                     "type": "patch_apply_end", "call_id": format!("call_{id}"), "success": true,
                     "stdout": format!("Success. Updated the following files:\nA {rel}\n"), "stderr": "",
                     "changes": {rel: {"add": {"content": content}}}}}))?;
-                self.save(&json!({"timestamp": now(), "type": "response_item", "payload": {
+                self.save(
+                    &json!({"timestamp": now(), "type": "response_item", "payload": {
                     "type": "custom_tool_call_output", "call_id": format!("call_{id}"),
-                    "output": "Success. Updated the following files."}}))?;
+                    "output": "Success. Updated the following files."}}),
+                )?;
                 self.codex_item(json!({"type": "file_change", "status": "completed",
                     "changes": [{"path": abs, "kind": "add"}]}));
                 Ok(())
@@ -533,7 +576,10 @@ impl Log {
                 id,
                 "write_file",
                 json!({"file_path": abs, "content": content}),
-                &format!("Successfully created and wrote to new file: {}.", abs.display()),
+                &format!(
+                    "Successfully created and wrote to new file: {}.",
+                    abs.display()
+                ),
                 "success",
             ),
         }
@@ -541,19 +587,31 @@ impl Log {
 
     fn run(&mut self, id: &str, cmd: &str, output: &str, code: i32) -> Result<(), String> {
         match self.cli {
-            Cli::Claude => self.claude_call(id, "Bash", json!({"command": cmd, "description": "Run it"}), output, code != 0),
+            Cli::Claude => self.claude_call(
+                id,
+                "Bash",
+                json!({"command": cmd, "description": "Run it"}),
+                output,
+                code != 0,
+            ),
             Cli::Codex => {
                 let call_id = format!("call_{id}");
-                self.save(&json!({"timestamp": now(), "type": "response_item", "payload": {
+                self.save(
+                    &json!({"timestamp": now(), "type": "response_item", "payload": {
                     "type": "function_call", "name": "exec_command",
-                    "arguments": json!({"cmd": cmd}).to_string(), "call_id": call_id}}))?;
-                self.save(&json!({"timestamp": now(), "type": "event_msg", "payload": {
+                    "arguments": json!({"cmd": cmd}).to_string(), "call_id": call_id}}),
+                )?;
+                self.save(
+                    &json!({"timestamp": now(), "type": "event_msg", "payload": {
                     "type": "exec_command_end", "call_id": call_id,
                     "command": ["bash", "-lc", cmd], "exit_code": code,
-                    "aggregated_output": output, "stdout": output, "stderr": ""}}))?;
-                self.save(&json!({"timestamp": now(), "type": "response_item", "payload": {
+                    "aggregated_output": output, "stdout": output, "stderr": ""}}),
+                )?;
+                self.save(
+                    &json!({"timestamp": now(), "type": "response_item", "payload": {
                     "type": "function_call_output", "call_id": call_id,
-                    "output": format!("Process exited with code {code}\nOutput:\n{output}")}}))?;
+                    "output": format!("Process exited with code {code}\nOutput:\n{output}")}}),
+                )?;
                 self.codex_item(json!({"type": "command_execution",
                     "command": format!("bash -lc '{cmd}'"), "aggregated_output": output,
                     "exit_code": code, "status": if code == 0 { "completed" } else { "failed" }}));
@@ -571,18 +629,32 @@ impl Log {
 
     fn mcp(&mut self, id: &str, server: &str, tool: &str) -> Result<(), String> {
         match self.cli {
-            Cli::Claude => self.claude_call(id, &format!("mcp__{server}__{tool}"), json!({"q": "standin"}), "ok", false),
+            Cli::Claude => self.claude_call(
+                id,
+                &format!("mcp__{server}__{tool}"),
+                json!({"q": "standin"}),
+                "ok",
+                false,
+            ),
             Cli::Codex => {
-                self.save(&json!({"timestamp": now(), "type": "response_item", "payload": {
+                self.save(
+                    &json!({"timestamp": now(), "type": "response_item", "payload": {
                     "type": "function_call", "name": format!("mcp__{server}__{tool}"),
-                    "arguments": "{\"q\":\"standin\"}", "call_id": format!("call_{id}")}}))?;
+                    "arguments": "{\"q\":\"standin\"}", "call_id": format!("call_{id}")}}),
+                )?;
                 self.save(&json!({"timestamp": now(), "type": "response_item", "payload": {
                     "type": "function_call_output", "call_id": format!("call_{id}"), "output": "ok"}}))?;
                 self.codex_item(json!({"type": "mcp_tool_call", "server": server, "tool": tool,
                     "arguments": {"q": "standin"}, "status": "completed", "result": {"content": []}}));
                 Ok(())
             }
-            Cli::Gemini => self.gemini_call(id, &format!("mcp__{server}__{tool}"), json!({"q": "standin"}), "ok", "success"),
+            Cli::Gemini => self.gemini_call(
+                id,
+                &format!("mcp__{server}__{tool}"),
+                json!({"q": "standin"}),
+                "ok",
+                "success",
+            ),
         }
     }
 
@@ -602,17 +674,23 @@ impl Log {
                 Ok(())
             }
             Cli::Codex => {
-                self.save(&json!({"timestamp": now(), "type": "event_msg", "payload": {
-                    "type": "agent_message", "message": text}}))?;
-                self.save(&json!({"timestamp": now(), "type": "response_item", "payload": {
+                self.save(
+                    &json!({"timestamp": now(), "type": "event_msg", "payload": {
+                    "type": "agent_message", "message": text}}),
+                )?;
+                self.save(
+                    &json!({"timestamp": now(), "type": "response_item", "payload": {
                     "type": "message", "role": "assistant",
-                    "content": [{"type": "output_text", "text": text}]}}))?;
+                    "content": [{"type": "output_text", "text": text}]}}),
+                )?;
                 self.codex_item(json!({"type": "agent_message", "text": text}));
                 Ok(())
             }
             Cli::Gemini => {
-                self.stream(&json!({"type": "message", "timestamp": now(), "role": "assistant",
-                    "content": text, "delta": true}));
+                self.stream(
+                    &json!({"type": "message", "timestamp": now(), "role": "assistant",
+                    "content": text, "delta": true}),
+                );
                 self.save_chat(json!({"id": new_id(), "timestamp": now(), "type": "gemini",
                     "content": text, "model": "gemini-standin",
                     "tokens": {"input": 100, "output": 20, "cached": 0, "thoughts": 0, "tool": 0, "total": 120}}))
@@ -627,12 +705,23 @@ impl Log {
         self.stream(&json!({"type": "item.completed", "item": item}));
     }
 
-    fn gemini_call(&mut self, id: &str, name: &str, args: Value, output: &str, status: &str) -> Result<(), String> {
+    fn gemini_call(
+        &mut self,
+        id: &str,
+        name: &str,
+        args: Value,
+        output: &str,
+        status: &str,
+    ) -> Result<(), String> {
         let call_id = format!("{name}-{id}");
-        self.stream(&json!({"type": "tool_use", "timestamp": now(), "tool_name": name,
-            "tool_id": call_id, "parameters": args}));
-        self.stream(&json!({"type": "tool_result", "timestamp": now(), "tool_id": call_id,
-            "status": status, "output": output}));
+        self.stream(
+            &json!({"type": "tool_use", "timestamp": now(), "tool_name": name,
+            "tool_id": call_id, "parameters": args}),
+        );
+        self.stream(
+            &json!({"type": "tool_result", "timestamp": now(), "tool_id": call_id,
+            "status": status, "output": output}),
+        );
         self.save_chat(json!({"id": new_id(), "timestamp": now(), "type": "gemini", "content": "",
             "model": "gemini-standin",
             "tokens": {"input": 100, "output": 20, "cached": 0, "thoughts": 0, "tool": 0, "total": 120},
