@@ -61,6 +61,8 @@ mod view;
 mod workspace;
 
 pub use approval::ApprovalMode;
+#[doc(hidden)]
+pub use cli_agent::record_turn_for_bench;
 pub use config::{
     AgentConfig, Brownfield, Budget, CliAgent, CliKind, Compaction, ContextWindow, Isolation,
     ModelConfig, Provider, RunConfig, SandboxMode, SandboxPolicy, SubAgent, lint,

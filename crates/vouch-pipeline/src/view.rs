@@ -182,18 +182,9 @@ mod tests {
 
     fn agent(name: &str, isolation: Isolation, cw: ContextWindow) -> AgentConfig {
         AgentConfig {
-            name: name.to_owned(),
-            description: None,
-            instructions: String::new(),
-            model: "m".into(),
-            tools: Vec::new(),
-            max_tool_calls: 10,
-            function_choice: vouch_llm::ToolChoice::Auto,
             isolation,
             context_window: cw,
-            max_in_turn_tool_pairs: None,
-            sub_agent: crate::config::SubAgent::default(),
-            mcp: Vec::new(),
+            ..AgentConfig::named(name)
         }
     }
 

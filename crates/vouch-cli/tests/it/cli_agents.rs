@@ -387,3 +387,36 @@ fn a_run_killed_during_a_cli_turn_resumes_the_cli_s_session_and_records_it_once(
     assert_eq!(journal.matches("\"record\":\"cli_turn\"").count(), 2);
     assert_eq!(processes_with(&stage.home), Vec::<String>::new());
 }
+
+#[test]
+fn what_a_cli_agent_cannot_have_is_reported_at_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("pipeline.yaml"),
+        "Orchestration:
+  Models:
+    m: {Provider: scripted, Script: s.yaml}
+  Agents:
+    - Name: Developer
+      Cli: cursor
+    - Name: Reviewer
+      Cli: claude-code
+      Tools: [FileSystem]
+      Permissions: yolo
+    - Name: Planner
+      Model: m
+      TimeoutSeconds: 60
+  Selection:
+    Type: sequential
+  Termination:
+    Type: maxiterations
+    MaxIterations: 3
+",
+    )
+    .unwrap();
+    let out = crate::support::vouch_in(
+        dir.path(),
+        &["run", "pipeline.yaml", "--workdir", ".", "--task", "x"],
+    );
+    insta::assert_snapshot!(crate::support::render(&out));
+}

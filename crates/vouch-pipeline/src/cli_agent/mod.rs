@@ -22,8 +22,7 @@ mod codex;
 mod evidence;
 mod gemini;
 mod prompt;
-
-use std::path::{Path, PathBuf};
+mod read;
 
 use vouch_llm::Usage;
 use vouch_process::Options;
@@ -40,6 +39,7 @@ use crate::progress::Progress;
 use crate::replay::Pending;
 use crate::tools::ToolContext;
 use crate::turn::{Turn, TurnEnd};
+use read::{TurnLog, read_saved, saved_log, state_dir, usage_of};
 
 /// A CLI turn journaled as begun.
 #[derive(Debug, Clone)]
@@ -83,54 +83,6 @@ pub(crate) fn check_programs(config: &RunConfig) -> Result<(), RunError> {
         }
     }
     Ok(())
-}
-
-/// The format of a CLI's logs.
-fn format(kind: CliKind) -> Format {
-    match kind {
-        CliKind::ClaudeCode => Format::ClaudeCode,
-        CliKind::Codex => Format::Codex,
-        CliKind::Gemini => Format::Gemini,
-    }
-}
-
-/// Returns where the CLI saves session `session` run in `workdir`.
-fn saved_log(kind: CliKind, workdir: &Path, session: &str) -> Option<PathBuf> {
-    match kind {
-        CliKind::ClaudeCode => claude::saved_log(workdir, session),
-        CliKind::Codex => codex::saved_log(session),
-        CliKind::Gemini => gemini::saved_log(session),
-    }
-    .filter(|p| p.is_file())
-}
-
-/// Returns the folder the CLI keeps its state and logs in.
-fn state_dir(kind: CliKind) -> Option<PathBuf> {
-    let env = vouch_session::locations::env_with(&[]);
-    match kind {
-        CliKind::ClaudeCode => vouch_session::locations::claude_config_dir(env),
-        CliKind::Codex => vouch_session::locations::codex_home(env),
-        CliKind::Gemini => vouch_session::locations::gemini_dir(env),
-    }
-}
-
-/// Reads session `session` from its saved log, when there is one that names it.
-fn read_saved(kind: CliKind, workdir: &Path, session: &str) -> Option<(Session, PathBuf)> {
-    let path = saved_log(kind, workdir, session)?;
-    let options = ReadOptions {
-        format: Some(format(kind)),
-        ..ReadOptions::default()
-    };
-    let report = vouch_session::read_path(&path, &options).ok()?;
-    (report.session.id.is_empty() || report.session.id == session).then_some((report.session, path))
-}
-
-/// Converts a log's token count into the run's.
-fn usage_of(session: &Session) -> Usage {
-    session.usage.map_or_else(Usage::default, |u| Usage {
-        input: u.input + u.cache_read + u.cache_write,
-        output: u.output,
-    })
 }
 
 /// What running the CLI gave.
@@ -390,45 +342,12 @@ fn run(c: &CliContext<'_>, begun: &CliBegun, tag: &str) -> Result<Ran, RunError>
             ..failed(begun, String::new())
         });
     }
-    let options = ReadOptions {
-        format: Some(format(kind)),
-        ..ReadOptions::default()
-    };
-    let stream = vouch_session::read_from(&out.stdout[..], "<stream>", &options)
-        .ok()
-        .map(|r| r.session)
-        .filter(|s| !s.events.is_empty());
-    let session_id = begun.session.clone().or_else(|| {
-        stream
-            .as_ref()
-            .map(|s| s.id.clone())
-            .filter(|id| !id.is_empty())
-    });
-    let saved = session_id
-        .as_deref()
-        .and_then(|id| read_saved(kind, workdir, id));
-    let (mut turn, source, usage) = match (saved, stream) {
-        (Some((mut s, path)), _) => {
-            // The saved log holds the earlier turns too: the turn is what follows them.
-            s.events.drain(..begun.before.min(s.events.len()));
-            let total = usage_of(&s);
-            let usage = Usage {
-                input: total.input.saturating_sub(begun.before_usage.input),
-                output: total.output.saturating_sub(begun.before_usage.output),
-            };
-            (s, path.display().to_string(), usage)
-        }
-        (None, Some(s)) => {
-            let usage = usage_of(&s);
-            (s, format!("the stream {} printed", kind.program()), usage)
-        }
-        (None, None) => (Session::default(), "nothing".to_owned(), Usage::default()),
-    };
-    // Subagents of earlier turns stay with them.
-    let calls: Vec<String> = turn.tool_calls().map(|c| c.call_id.clone()).collect();
-    turn.subagents
-        .retain(|s| s.spawned_by.as_ref().is_some_and(|id| calls.contains(id)));
-    turn.id = session_id.clone().unwrap_or_default();
+    let TurnLog {
+        session: turn,
+        source,
+        session_id,
+        usage,
+    } = read::read_turn(kind, workdir, &out.stdout, begun);
     let last = turn
         .events
         .iter()
@@ -492,4 +411,49 @@ fn failed(begun: &CliBegun, text: String) -> Ran {
         usage: Usage::default(),
         cancelled: false,
     }
+}
+
+/// Benchmarks only: what vouch does with a CLI's turn once the CLI has exited — reads its saved
+/// session at `log` (a Claude Code log), keeps what follows the first `before` events, takes
+/// the effects, writes the journal's copy, and adds the turn to a run's session. Returns how many effects the turn had.
+#[doc(hidden)]
+pub fn record_turn_for_bench(
+    log: &std::path::Path,
+    workdir: &std::path::Path,
+    before: usize,
+) -> usize {
+    let options = ReadOptions {
+        format: Some(Format::ClaudeCode),
+        ..ReadOptions::default()
+    };
+    let Ok(report) = vouch_session::read_path(log, &options) else {
+        return 0;
+    };
+    let begun = CliBegun {
+        call_id: "cli-1".to_owned(),
+        session: Some(report.session.id.clone()),
+        prompt: String::new(),
+        before,
+        before_usage: Usage::default(),
+    };
+    let (turn, _) = read::after(report.session, &begun);
+    let effects = evidence::effects(&turn, workdir, "2026-01-01T00:00:00Z");
+    let mut log = Vec::new();
+    if vouch_session::write_jsonl(&turn, &mut log).is_err() {
+        return 0;
+    }
+    let mut state = RunState::new(workdir);
+    state.apply_cli(
+        &CliApplied {
+            agent: "Developer",
+            kind: CliKind::ClaudeCode,
+            call_id: "cli-1",
+            session_id: None,
+            prompt: "",
+            text: "done",
+            outcome: Outcome::Ok,
+        },
+        turn,
+    );
+    effects.len() + log.len().min(1)
 }

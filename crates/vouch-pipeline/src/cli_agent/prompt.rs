@@ -52,19 +52,8 @@ mod tests {
 
     fn agent(name: &str, instructions: &str) -> AgentConfig {
         AgentConfig {
-            name: name.to_owned(),
-            description: None,
             instructions: instructions.to_owned(),
-            model: String::new(),
-            tools: Vec::new(),
-            max_tool_calls: 25,
-            function_choice: vouch_llm::ToolChoice::Auto,
-            isolation: crate::config::Isolation::Fresh,
-            context_window: crate::config::ContextWindow::default(),
-            max_in_turn_tool_pairs: None,
-            sub_agent: crate::config::SubAgent::default(),
-            mcp: Vec::new(),
-            cli: None,
+            ..AgentConfig::named(name)
         }
     }
 

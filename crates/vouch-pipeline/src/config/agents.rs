@@ -87,6 +87,28 @@ pub struct AgentConfig {
     pub cli: Option<CliAgent>,
 }
 
+#[cfg(test)]
+impl AgentConfig {
+    /// An agent named `name` with nothing else set, for tests.
+    pub(crate) fn named(name: &str) -> AgentConfig {
+        AgentConfig {
+            name: name.to_owned(),
+            description: None,
+            instructions: String::new(),
+            model: "m".into(),
+            tools: Vec::new(),
+            max_tool_calls: 10,
+            function_choice: ToolChoice::Auto,
+            isolation: Isolation::Fresh,
+            context_window: ContextWindow::default(),
+            max_in_turn_tool_pairs: None,
+            sub_agent: SubAgent::default(),
+            mcp: Vec::new(),
+            cli: None,
+        }
+    }
+}
+
 /// Every key an agent may have.
 const AGENT_KEYS: &[&str] = &[
     "Name",
@@ -183,8 +205,11 @@ pub(super) fn agents(
         let instructions = instructions(r, &mut m, dir);
         let cli = cli(r, &mut m);
         let model = match (m.get("Model"), &name) {
-            // A CLI agent's model is the CLI's own (read with `Cli`).
-            _ if cli.is_some() => Some((String::new(), m.location, p.clone())),
+            // A CLI agent's model is the CLI's own (read with `Cli`, which says what is wrong
+            // with a `Cli` it cannot read).
+            _ if cli.is_some() || m.entries_keys().any(|k| k.eq_ignore_ascii_case("Cli")) => {
+                Some((String::new(), m.location, p.clone()))
+            }
             (Some((n, pp)), Some(name)) => {
                 agent_model(r, n, &pp, name, models, dir).map(|(alias, own)| {
                     if let Some(own) = own {

@@ -483,7 +483,8 @@ fn selector_models(
 /// What only the whole configuration can tell: models agents name, routes' agents, a cap.
 fn check_against_gates(r: &mut Reader, gates: &PipelineConfig, config: &RunSections, capped: bool) {
     for (agent, (at, p)) in config.agents.iter().zip(&config.agent_places) {
-        if agent.cli.is_none() && !config.models.iter().any(|m| m.alias == agent.model) {
+        // A CLI agent (even one whose `Cli` is wrong, reported already) has no model alias.
+        if !agent.model.is_empty() && !config.models.iter().any(|m| m.alias == agent.model) {
             let known: Vec<&str> = config.models.iter().map(|m| m.alias.as_str()).collect();
             r.error(
                 *at,
