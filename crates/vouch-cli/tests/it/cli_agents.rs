@@ -420,3 +420,97 @@ fn what_a_cli_agent_cannot_have_is_reported_at_its_line() {
     );
     insta::assert_snapshot!(crate::support::render(&out));
 }
+
+#[test]
+fn ctrl_c_stops_the_cli_s_process_group_and_resume_continues_its_session() {
+    let stage = Stage::new(&serde_json::json!({
+        "claude": [
+            [{"write": {"path": "calc.sh", "content": FIXED}}, {"sleep": 60}],
+            [{"run": "sh test.sh"}, {"say": "Fixed; tests pass.\nHANDOFF TO REVIEWER"}]
+        ],
+        "codex": [[{"run": "sh test.sh"}, {"say": "APPROVED"}]]
+    }));
+    let pipeline = repo().join("examples/pipeline/cli-agents.yaml");
+    let child = stage
+        .command(&[
+            "run",
+            pipeline.to_str().unwrap(),
+            "--workdir",
+            ".",
+            "--task",
+            "add() subtracts; make it add.",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while std::fs::read_to_string(stage.work.join("calc.sh")).unwrap_or_default() != FIXED {
+        assert!(std::time::Instant::now() < deadline, "the CLI never wrote");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let interrupted = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(interrupted.success());
+    let out = child.wait_with_output().unwrap();
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(130), "{all}");
+    // Nothing of the CLI outlives the interrupted run.
+    assert_eq!(processes_with(&stage.home), Vec::<String>::new(), "{all}");
+    let out = stage
+        .command(&[
+            "run",
+            pipeline.to_str().unwrap(),
+            "--workdir",
+            ".",
+            "--resume",
+        ])
+        .output()
+        .unwrap();
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{all}");
+    let args = stage.asked("claude", "args");
+    let lines: Vec<&str> = args.lines().collect();
+    assert_eq!(lines.len(), 2, "{args}");
+    assert!(lines[1].contains("--resume"), "{args}");
+    assert_eq!(session_of(lines[0]), session_of(lines[1]));
+    let changes = stage.change_log();
+    assert_eq!(
+        changes["Entries"][0]["FilesWritten"],
+        serde_json::json!(["calc.sh"])
+    );
+}
+
+#[test]
+fn the_cli_and_what_it_runs_are_confined_by_the_run_s_sandbox() {
+    let stage = Stage::new(&serde_json::json!({"claude": [[]]}));
+    let outside = stage.home.parent().unwrap().join("outside.txt");
+    let secret = stage.home.join(".ssh/id_rsa");
+    std::fs::create_dir_all(secret.parent().unwrap()).unwrap();
+    std::fs::write(&secret, "PRIVATE KEY").unwrap();
+    let plan = serde_json::json!({"claude": [[
+        {"run": format!("echo leak > {}", outside.display())},
+        {"run": format!("cat {}", secret.display())},
+        {"say": "Tried.\nHANDOFF TO REVIEWER"}
+    ]]});
+    std::fs::write(stage.home.join(".cache/plan.json"), plan.to_string()).unwrap();
+    let out = stage.run(
+        &repo().join("examples/pipeline/cli-agents.yaml"),
+        &["--max-turns", "1"],
+    );
+    let all = text(&out);
+    assert!(!outside.exists(), "{all}");
+    let changes = stage.change_log();
+    let commands = changes["Entries"][0]["CommandsRun"].as_array().unwrap();
+    assert_eq!(commands.len(), 2, "{changes}");
+    for c in commands {
+        assert_eq!(c["succeeded"], false, "{c}");
+        assert!(
+            c["Output"].as_str().unwrap().contains("Permission denied"),
+            "{c}"
+        );
+    }
+}

@@ -115,11 +115,16 @@ fn run() -> Result<u8, String> {
             log.write(&id, &abs, path, content)?;
         } else if let Some(cmd) = step.get("run").and_then(Value::as_str) {
             let out = std::process::Command::new("sh")
-                .args(["-c", &format!("{cmd} 2>&1")])
+                .args(["-c", cmd])
                 .output()
                 .map_err(|e| format!("cannot run {cmd}: {e}"))?;
             let code = out.status.code().unwrap_or(1);
-            log.run(&id, cmd, &String::from_utf8_lossy(&out.stdout), code)?;
+            let text = format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            log.run(&id, cmd, &text, code)?;
         } else if let Some(text) = step.get("say").and_then(Value::as_str) {
             log.say(&id, text)?;
             text.clone_into(&mut last);
