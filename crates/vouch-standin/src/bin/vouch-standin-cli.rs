@@ -166,47 +166,42 @@ fn parse(cli: Cli, args: &[String]) -> Result<Flags, String> {
         }
         i = 1;
     }
+    // The flags without a value it must see, the flags with a value it takes, and how it is
+    // told to resume.
+    let (bare, valued, resume): (&[&str], &[&str], &str) = match cli {
+        Cli::Claude => (
+            &["-p", "--verbose"],
+            &["--permission-mode", "--allowedTools", "--model"],
+            "--resume",
+        ),
+        Cli::Codex => (
+            &["--json", "--skip-git-repo-check", "-"],
+            &["-C", "--sandbox", "--model"],
+            "resume",
+        ),
+        Cli::Gemini => (&[], &["--approval-mode", "--model"], "--resume"),
+    };
     while i < args.len() {
         let a = args[i].as_str();
-        match (cli, a) {
-            (Cli::Claude, "-p" | "--verbose") => seen.push(a),
-            (Cli::Claude, "--output-format") => {
-                if value(&mut i)? != "stream-json" {
-                    return Err("claude: --output-format must be stream-json".into());
-                }
-                seen.push(a);
+        if bare.contains(&a) {
+            seen.push(a);
+        } else if valued.contains(&a) {
+            value(&mut i)?;
+        } else if a == resume {
+            flags.session = Some(value(&mut i)?);
+            flags.resume = true;
+        } else if a == "--session-id" && cli == Cli::Claude {
+            flags.session = Some(value(&mut i)?);
+        } else if a == "--output-format" && cli != Cli::Codex {
+            if value(&mut i)? != "stream-json" {
+                return Err(format!(
+                    "{}: --output-format must be stream-json",
+                    cli.name()
+                ));
             }
-            (Cli::Claude, "--session-id") => flags.session = Some(value(&mut i)?),
-            (Cli::Claude, "--resume") => {
-                flags.session = Some(value(&mut i)?);
-                flags.resume = true;
-            }
-            (Cli::Claude, "--permission-mode" | "--allowedTools" | "--model") => {
-                value(&mut i)?;
-            }
-            (Cli::Codex, "--json" | "--skip-git-repo-check") => seen.push(a),
-            (Cli::Codex, "-C" | "--sandbox" | "--model") => {
-                value(&mut i)?;
-            }
-            (Cli::Codex, "resume") => {
-                flags.session = Some(value(&mut i)?);
-                flags.resume = true;
-            }
-            (Cli::Codex, "-") => seen.push(a),
-            (Cli::Gemini, "--output-format") => {
-                if value(&mut i)? != "stream-json" {
-                    return Err("gemini: --output-format must be stream-json".into());
-                }
-                seen.push(a);
-            }
-            (Cli::Gemini, "--approval-mode" | "--model") => {
-                value(&mut i)?;
-            }
-            (Cli::Gemini, "--resume") => {
-                flags.session = Some(value(&mut i)?);
-                flags.resume = true;
-            }
-            _ => return Err(format!("{}: unexpected argument {a}", cli.name())),
+            seen.push(a);
+        } else {
+            return Err(format!("{}: unexpected argument {a}", cli.name()));
         }
         i += 1;
     }
@@ -325,7 +320,7 @@ impl Log {
             tokens: (0, 0),
             item: 0,
         };
-        log.stream(
+        Log::stream(
             &json!({"type": "system", "subtype": "init", "session_id": log.session,
             "cwd": log.cwd, "model": "claude-standin", "tools": ["Bash", "Edit", "Write", "Read"]}),
         );
@@ -376,8 +371,8 @@ impl Log {
             "cwd": log.cwd, "model": "codex-standin", "approval_policy": "never",
             "sandbox_policy": {"type": "workspace-write"}}}),
         )?;
-        log.stream(&json!({"type": "thread.started", "thread_id": log.session}));
-        log.stream(&json!({"type": "turn.started"}));
+        Log::stream(&json!({"type": "thread.started", "thread_id": log.session}));
+        Log::stream(&json!({"type": "turn.started"}));
         Ok(log)
     }
 
@@ -388,8 +383,8 @@ impl Log {
         let project: u64 = cwd
             .to_string_lossy()
             .bytes()
-            .fold(1469598103934665603, |h, b| {
-                (h ^ u64::from(b)).wrapping_mul(1099511628211)
+            .fold(1_469_598_103_934_665_603, |h, b| {
+                (h ^ u64::from(b)).wrapping_mul(1_099_511_628_211)
             });
         let chats = home.join(format!(".gemini/tmp/{project:016x}/chats"));
         std::fs::create_dir_all(&chats).map_err(|e| e.to_string())?;
@@ -426,7 +421,7 @@ impl Log {
             tokens: (0, 0),
             item: 0,
         };
-        log.stream(
+        Log::stream(
             &json!({"type": "init", "timestamp": now(), "session_id": log.session,
             "model": "gemini-standin"}),
         );
@@ -434,7 +429,7 @@ impl Log {
     }
 
     /// Prints a line of the stream.
-    fn stream(&self, value: &Value) {
+    fn stream(value: &Value) {
         let mut out = std::io::stdout().lock();
         let _ = writeln!(out, "{value}");
         let _ = out.flush();
@@ -470,9 +465,9 @@ impl Log {
     }
 
     /// A Claude log record around `message`.
-    fn claude_record(&self, kind: &str, message: Value, extra: Option<Value>) -> Value {
+    fn claude_record(&self, kind: &str, message: &Value, extra: Option<Value>) -> Value {
         let mut record = json!({"type": kind, "sessionId": self.session, "uuid": new_id(),
-            "timestamp": now(), "cwd": self.cwd, "version": "2.0.0-standin", "message": message});
+            "timestamp": now(), "cwd": self.cwd, "version": "2.0.0-standin", "message": message.clone()});
         if let Some(extra) = extra {
             record["toolUseResult"] = extra;
         }
@@ -483,7 +478,7 @@ impl Log {
         match self.cli {
             Cli::Claude => {
                 let r =
-                    self.claude_record("user", json!({"role": "user", "content": prompt}), None);
+                    self.claude_record("user", &json!({"role": "user", "content": prompt}), None);
                 self.save(&r)
             }
             Cli::Codex => {
@@ -496,7 +491,7 @@ impl Log {
                 )
             }
             Cli::Gemini => {
-                self.stream(
+                Self::stream(
                     &json!({"type": "message", "timestamp": now(), "role": "user",
                     "content": prompt}),
                 );
@@ -511,14 +506,14 @@ impl Log {
         &mut self,
         id: &str,
         name: &str,
-        input: Value,
+        input: &Value,
         output: &str,
         error: bool,
     ) -> Result<(), String> {
         self.tokens = (self.tokens.0 + 100, self.tokens.1 + 20);
         let call = self.claude_record(
             "assistant",
-            json!({"id": format!("msg_{id}"), "type": "message", "role": "assistant",
+            &json!({"id": format!("msg_{id}"), "type": "message", "role": "assistant",
                 "model": "claude-standin",
                 "content": [{"type": "tool_use", "id": format!("toolu_{id}"), "name": name, "input": input}],
                 "usage": {"input_tokens": 100, "output_tokens": 20}}),
@@ -526,16 +521,16 @@ impl Log {
         );
         let result = self.claude_record(
             "user",
-            json!({"role": "user", "content": [{"type": "tool_result",
+            &json!({"role": "user", "content": [{"type": "tool_result",
                 "tool_use_id": format!("toolu_{id}"), "content": output, "is_error": error}]}),
             Some(json!({"stdout": output, "stderr": "", "interrupted": false})),
         );
         self.save(&call)?;
         self.save(&result)?;
-        self.stream(
+        Self::stream(
             &json!({"type": "assistant", "message": call["message"], "session_id": self.session}),
         );
-        self.stream(
+        Self::stream(
             &json!({"type": "user", "message": result["message"], "session_id": self.session}),
         );
         Ok(())
@@ -546,7 +541,7 @@ impl Log {
             Cli::Claude => self.claude_call(
                 id,
                 "Write",
-                json!({"file_path": abs, "content": content}),
+                &json!({"file_path": abs, "content": content}),
                 &format!("File created successfully at: {}", abs.display()),
                 false,
             ),
@@ -580,7 +575,7 @@ impl Log {
             Cli::Gemini => self.gemini_call(
                 id,
                 "write_file",
-                json!({"file_path": abs, "content": content}),
+                &json!({"file_path": abs, "content": content}),
                 &format!(
                     "Successfully created and wrote to new file: {}.",
                     abs.display()
@@ -595,7 +590,7 @@ impl Log {
             Cli::Claude => self.claude_call(
                 id,
                 "Bash",
-                json!({"command": cmd, "description": "Run it"}),
+                &json!({"command": cmd, "description": "Run it"}),
                 output,
                 code != 0,
             ),
@@ -625,7 +620,7 @@ impl Log {
             Cli::Gemini => self.gemini_call(
                 id,
                 "run_shell_command",
-                json!({"command": cmd}),
+                &json!({"command": cmd}),
                 &format!("Command: {cmd}\nOutput: {output}\nExit Code: {code}"),
                 "success",
             ),
@@ -637,7 +632,7 @@ impl Log {
             Cli::Claude => self.claude_call(
                 id,
                 &format!("mcp__{server}__{tool}"),
-                json!({"q": "standin"}),
+                &json!({"q": "standin"}),
                 "ok",
                 false,
             ),
@@ -656,7 +651,7 @@ impl Log {
             Cli::Gemini => self.gemini_call(
                 id,
                 &format!("mcp__{server}__{tool}"),
-                json!({"q": "standin"}),
+                &json!({"q": "standin"}),
                 "ok",
                 "success",
             ),
@@ -669,13 +664,15 @@ impl Log {
                 self.tokens = (self.tokens.0 + 100, self.tokens.1 + 20);
                 let r = self.claude_record(
                     "assistant",
-                    json!({"id": format!("msg_{id}"), "type": "message", "role": "assistant",
+                    &json!({"id": format!("msg_{id}"), "type": "message", "role": "assistant",
                         "model": "claude-standin", "content": [{"type": "text", "text": text}],
                         "usage": {"input_tokens": 100, "output_tokens": 20}}),
                     None,
                 );
                 self.save(&r)?;
-                self.stream(&json!({"type": "assistant", "message": r["message"], "session_id": self.session}));
+                Self::stream(
+                    &json!({"type": "assistant", "message": r["message"], "session_id": self.session}),
+                );
                 Ok(())
             }
             Cli::Codex => {
@@ -692,7 +689,7 @@ impl Log {
                 Ok(())
             }
             Cli::Gemini => {
-                self.stream(
+                Self::stream(
                     &json!({"type": "message", "timestamp": now(), "role": "assistant",
                     "content": text, "delta": true}),
                 );
@@ -707,23 +704,23 @@ impl Log {
         self.tokens = (self.tokens.0 + 100, self.tokens.1 + 20);
         item["id"] = json!(format!("item_{}", self.item));
         self.item += 1;
-        self.stream(&json!({"type": "item.completed", "item": item}));
+        Self::stream(&json!({"type": "item.completed", "item": item}));
     }
 
     fn gemini_call(
         &mut self,
         id: &str,
         name: &str,
-        args: Value,
+        args: &Value,
         output: &str,
         status: &str,
     ) -> Result<(), String> {
         let call_id = format!("{name}-{id}");
-        self.stream(
+        Self::stream(
             &json!({"type": "tool_use", "timestamp": now(), "tool_name": name,
             "tool_id": call_id, "parameters": args}),
         );
-        self.stream(
+        Self::stream(
             &json!({"type": "tool_result", "timestamp": now(), "tool_id": call_id,
             "status": status, "output": output}),
         );
@@ -739,9 +736,11 @@ impl Log {
     fn finish(&mut self, last: &str, ok: bool) -> Result<(), String> {
         match self.cli {
             Cli::Claude => {
-                self.stream(&json!({"type": "result", "subtype": if ok { "success" } else { "error_during_execution" },
+                Self::stream(
+                    &json!({"type": "result", "subtype": if ok { "success" } else { "error_during_execution" },
                     "is_error": !ok, "result": last, "session_id": self.session,
-                    "usage": {"input_tokens": self.tokens.0, "output_tokens": self.tokens.1}}));
+                    "usage": {"input_tokens": self.tokens.0, "output_tokens": self.tokens.1}}),
+                );
                 Ok(())
             }
             Cli::Codex => {
@@ -749,12 +748,12 @@ impl Log {
                     "type": "token_count", "info": {"total_token_usage": {
                         "input_tokens": self.tokens.0, "cached_input_tokens": 0,
                         "output_tokens": self.tokens.1, "total_tokens": self.tokens.0 + self.tokens.1}}}}))?;
-                self.stream(&json!({"type": "turn.completed", "usage": {
+                Self::stream(&json!({"type": "turn.completed", "usage": {
                     "input_tokens": self.tokens.0, "cached_input_tokens": 0, "output_tokens": self.tokens.1}}));
                 Ok(())
             }
             Cli::Gemini => {
-                self.stream(&json!({"type": "result", "timestamp": now(),
+                Self::stream(&json!({"type": "result", "timestamp": now(),
                     "status": if ok { "success" } else { "error" },
                     "stats": {"total_tokens": 120, "input_tokens": 100, "output_tokens": 20}}));
                 Ok(())
@@ -791,6 +790,6 @@ fn tokens_in_rollout(file: &Path) -> (u64, u64) {
             let t = &v["payload"]["info"]["total_token_usage"];
             Some((t["input_tokens"].as_u64()?, t["output_tokens"].as_u64()?))
         })
-        .last()
+        .next_back()
         .unwrap_or((0, 0))
 }
