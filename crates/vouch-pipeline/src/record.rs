@@ -54,6 +54,17 @@ pub struct RunRecord {
 }
 
 impl RunRecord {
+    /// Counts `usage` to `agent` and to the last turn.
+    fn spend(&mut self, agent: String, usage: Usage) {
+        let spent = self.tokens.entry(agent).or_default();
+        spent.input += usage.input;
+        spent.output += usage.output;
+        if let Some(turn) = self.turns.last_mut() {
+            turn.usage.input += usage.input;
+            turn.usage.output += usage.output;
+        }
+    }
+
     /// Returns the number of corrections the router injected.
     pub fn corrections(&self) -> usize {
         self.turns
@@ -95,13 +106,8 @@ pub fn read_run(workdir: &Path, state_root_dir: Option<&Path>) -> Result<RunReco
                 usage,
                 ..
             } => {
-                let usage = usage.unwrap_or_default();
-                let spent = record.tokens.entry(agent).or_default();
-                spent.input += usage.input;
-                spent.output += usage.output;
+                record.spend(agent, usage.unwrap_or_default());
                 if let Some(turn) = record.turns.last_mut() {
-                    turn.usage.input += usage.input;
-                    turn.usage.output += usage.output;
                     turn.calls.extend(calls.into_iter().map(|c| {
                         let call = ToolCall {
                             call_id: c.id,
@@ -156,12 +162,8 @@ pub fn read_run(workdir: &Path, state_root_dir: Option<&Path>) -> Result<RunReco
                 agent,
                 ..
             } => {
-                let spent = record.tokens.entry(agent).or_default();
-                spent.input += usage.input;
-                spent.output += usage.output;
+                record.spend(agent, usage);
                 if let Some(turn) = record.turns.last_mut() {
-                    turn.usage.input += usage.input;
-                    turn.usage.output += usage.output;
                     let call = ToolCall {
                         call_id: call_id.clone(),
                         name: cli,

@@ -66,6 +66,14 @@ impl Traces {
 /// the group (killed already, and perhaps not gone yet) and processes that have ended are
 /// not escapes.
 pub(crate) fn hunt(traces: &Traces, group: u32, pipes_held: bool) -> Vec<Escaped> {
+    kill_where(|dir| {
+        (tagged(dir, &traces.entry) || (pipes_held && holds_pipe(dir, &traces.pipes)))
+            && outside(dir, group)
+    })
+}
+
+/// Kills every other process whose `/proc` folder passes `keep`; returns them, in pid order.
+fn kill_where(keep: impl Fn(&Path) -> bool) -> Vec<Escaped> {
     let me = std::process::id();
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
@@ -74,11 +82,7 @@ pub(crate) fn hunt(traces: &Traces, group: u32, pipes_held: bool) -> Vec<Escaped
         .filter_map(Result::ok)
         .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
         .filter(|pid| *pid != me)
-        .filter(|pid| {
-            let dir = Path::new("/proc").join(pid.to_string());
-            (tagged(&dir, &traces.entry) || (pipes_held && holds_pipe(&dir, &traces.pipes)))
-                && outside(&dir, group)
-        })
+        .filter(|pid| keep(&Path::new("/proc").join(pid.to_string())))
         .collect();
     found.sort_unstable();
     found.into_iter().map(kill).collect()
@@ -89,21 +93,8 @@ pub(crate) fn hunt(traces: &Traces, group: u32, pipes_held: bool) -> Vec<Escaped
 /// every process the child started (unless one cleared its environment).
 pub fn kill_tagged(name: &str, value: &str) -> Vec<Escaped> {
     let entry = format!("{name}={value}").into_bytes();
-    let me = std::process::id();
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    let mut found: Vec<u32> = entries
-        .filter_map(Result::ok)
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| *pid != me)
-        .filter(|pid| {
-            let dir = Path::new("/proc").join(pid.to_string());
-            tagged(&dir, &entry) && outside(&dir, 0)
-        })
-        .collect();
-    found.sort_unstable();
-    found.into_iter().map(kill).collect()
+    // Alive (group 0 is no process's).
+    kill_where(|dir| tagged(dir, &entry) && outside(dir, 0))
 }
 
 /// Returns true when the process at `dir` is alive and outside the process group `group`.

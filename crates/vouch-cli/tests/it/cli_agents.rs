@@ -80,6 +80,53 @@ impl Stage {
             .unwrap_or_default()
     }
 
+    /// Starts `vouch run` of `pipeline` (its output piped) and returns once the CLI has written
+    /// the fixed calculator, inside its turn.
+    fn start_until_written(&self, pipeline: &Path) -> std::process::Child {
+        let child = self
+            .command(&[
+                "run",
+                pipeline.to_str().unwrap(),
+                "--workdir",
+                ".",
+                "--task",
+                "add() subtracts; make it add.",
+            ])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while std::fs::read_to_string(self.work.join("calc.sh")).unwrap_or_default() != FIXED {
+            assert!(std::time::Instant::now() < deadline, "the CLI never wrote");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        child
+    }
+
+    /// Resumes the run of `pipeline` to its end, and checks that the stand-in Claude Code ran
+    /// twice in one session: started, then resumed.
+    fn resume_claude_s_session(&self, pipeline: &Path) {
+        let out = self
+            .command(&[
+                "run",
+                pipeline.to_str().unwrap(),
+                "--workdir",
+                ".",
+                "--resume",
+            ])
+            .output()
+            .unwrap();
+        let all = text(&out);
+        assert_eq!(out.status.code(), Some(0), "{all}");
+        let args = self.asked("claude", "args");
+        let lines: Vec<&str> = args.lines().collect();
+        assert_eq!(lines.len(), 2, "{args}");
+        assert!(lines[1].contains("--resume"), "{args}");
+        assert_eq!(session_of(lines[0]), session_of(lines[1]));
+    }
+
     fn pipeline(&self, yaml: &str) -> PathBuf {
         let path = self.home.join(".cache/pipeline.yaml");
         std::fs::write(&path, yaml).unwrap();
@@ -322,8 +369,9 @@ fn a_hanging_cli_is_stopped_at_its_timeout_and_a_failing_one_is_a_turn_error() {
     assert_eq!(processes_with(&stage.home), Vec::<String>::new());
 }
 
-#[test]
-fn a_run_killed_during_a_cli_turn_resumes_the_cli_s_session_and_records_it_once() {
+/// A stage whose Claude Code writes the fix and then hangs in its first turn, and finishes in its
+/// second; with the pipeline it runs.
+fn interrupted_stage() -> (Stage, PathBuf) {
     let stage = Stage::new(&serde_json::json!({
         "claude": [
             [{"write": {"path": "calc.sh", "content": FIXED}}, {"sleep": 60}],
@@ -331,48 +379,18 @@ fn a_run_killed_during_a_cli_turn_resumes_the_cli_s_session_and_records_it_once(
         ],
         "codex": [[{"run": "sh test.sh"}, {"say": "APPROVED"}]]
     }));
-    let pipeline = repo().join("examples/pipeline/cli-agents.yaml");
-    let mut child = stage
-        .command(&[
-            "run",
-            pipeline.to_str().unwrap(),
-            "--workdir",
-            ".",
-            "--task",
-            "add() subtracts; make it add.",
-        ])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    // Wait until the stand-in has written the file and sleeps in its turn, then kill -9.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while std::fs::read_to_string(stage.work.join("calc.sh")).unwrap_or_default() != FIXED {
-        assert!(std::time::Instant::now() < deadline, "the CLI never wrote");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    std::thread::sleep(std::time::Duration::from_millis(200));
+    (stage, repo().join("examples/pipeline/cli-agents.yaml"))
+}
+
+#[test]
+fn a_run_killed_during_a_cli_turn_resumes_the_cli_s_session_and_records_it_once() {
+    let (stage, pipeline) = interrupted_stage();
+    let mut child = stage.start_until_written(&pipeline);
     child.kill().unwrap();
     child.wait().unwrap();
     // The CLI outlives a run killed so; the resumed run stops it before resuming its session.
     assert!(!processes_with(&stage.home).is_empty());
-    let out = stage
-        .command(&[
-            "run",
-            pipeline.to_str().unwrap(),
-            "--workdir",
-            ".",
-            "--resume",
-        ])
-        .output()
-        .unwrap();
-    let all = text(&out);
-    assert_eq!(out.status.code(), Some(0), "{all}");
-    let args = stage.asked("claude", "args");
-    let lines: Vec<&str> = args.lines().collect();
-    assert_eq!(lines.len(), 2, "{args}");
-    assert!(lines[1].contains("--resume"), "{args}");
-    assert_eq!(session_of(lines[0]), session_of(lines[1]));
+    stage.resume_claude_s_session(&pipeline);
     // Resumed with the same prompt.
     let prompts = stage.asked("claude", "prompts");
     let asked: Vec<&str> = prompts.split("\n---\n").collect();
@@ -423,33 +441,8 @@ fn what_a_cli_agent_cannot_have_is_reported_at_its_line() {
 
 #[test]
 fn ctrl_c_stops_the_cli_s_process_group_and_resume_continues_its_session() {
-    let stage = Stage::new(&serde_json::json!({
-        "claude": [
-            [{"write": {"path": "calc.sh", "content": FIXED}}, {"sleep": 60}],
-            [{"run": "sh test.sh"}, {"say": "Fixed; tests pass.\nHANDOFF TO REVIEWER"}]
-        ],
-        "codex": [[{"run": "sh test.sh"}, {"say": "APPROVED"}]]
-    }));
-    let pipeline = repo().join("examples/pipeline/cli-agents.yaml");
-    let child = stage
-        .command(&[
-            "run",
-            pipeline.to_str().unwrap(),
-            "--workdir",
-            ".",
-            "--task",
-            "add() subtracts; make it add.",
-        ])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while std::fs::read_to_string(stage.work.join("calc.sh")).unwrap_or_default() != FIXED {
-        assert!(std::time::Instant::now() < deadline, "the CLI never wrote");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    std::thread::sleep(std::time::Duration::from_millis(200));
+    let (stage, pipeline) = interrupted_stage();
+    let child = stage.start_until_written(&pipeline);
     let interrupted = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
@@ -460,23 +453,7 @@ fn ctrl_c_stops_the_cli_s_process_group_and_resume_continues_its_session() {
     assert_eq!(out.status.code(), Some(130), "{all}");
     // Nothing of the CLI outlives the interrupted run.
     assert_eq!(processes_with(&stage.home), Vec::<String>::new(), "{all}");
-    let out = stage
-        .command(&[
-            "run",
-            pipeline.to_str().unwrap(),
-            "--workdir",
-            ".",
-            "--resume",
-        ])
-        .output()
-        .unwrap();
-    let all = text(&out);
-    assert_eq!(out.status.code(), Some(0), "{all}");
-    let args = stage.asked("claude", "args");
-    let lines: Vec<&str> = args.lines().collect();
-    assert_eq!(lines.len(), 2, "{args}");
-    assert!(lines[1].contains("--resume"), "{args}");
-    assert_eq!(session_of(lines[0]), session_of(lines[1]));
+    stage.resume_claude_s_session(&pipeline);
     let changes = stage.change_log();
     assert_eq!(
         changes["Entries"][0]["FilesWritten"],
