@@ -236,10 +236,28 @@ fn claude_code_develops_codex_reviews_and_every_handoff_is_gated_on_their_logs()
     assert!(shown.contains("✓ codex"), "{shown}");
     assert!(shown.contains("✓ Write"), "{shown}");
     assert!(shown.contains("✓ exec_command sh test.sh"), "{shown}");
-    // And an agent test's assertion sees the MCP call.
-    let report = std::fs::read_to_string(&html).unwrap();
-    assert!(report.contains("mcp__github__create_pull_request"));
-    assert!(report.contains("claude-code"));
+    // The report, in a real browser: each CLI turn's calls nested under the CLI's call.
+    let (dom, log) = crate::report::browse(&format!("file://{}", html.display()), &["--dump-dom"]);
+    crate::report::assert_quiet_console(&log);
+    assert_eq!(
+        dom.matches("<h2 class=\"lane\"").count(),
+        2,
+        "a lane per agent"
+    );
+    let nested: Vec<&str> = dom.split("class=\"subagent").skip(1).collect();
+    assert_eq!(nested.len(), 3, "a subagent per CLI turn: {dom}");
+    for (i, tool) in [
+        (1, "Write"),
+        (1, "Bash"),
+        (1, "mcp__github__create_pull_request"),
+        (2, "exec_command"),
+    ] {
+        assert!(
+            nested[i].contains(tool),
+            "{tool} in CLI turn {i}: {}",
+            nested[i]
+        );
+    }
 }
 
 #[test]

@@ -97,7 +97,7 @@ fn chromium() -> PathBuf {
 }
 
 /// Runs headless Chromium on `url` with `args`; returns its standard output and error.
-fn browse(url: &str, args: &[&str]) -> (String, String) {
+pub(crate) fn browse(url: &str, args: &[&str]) -> (String, String) {
     let profile = tempfile::tempdir().unwrap();
     let out = Command::new(chromium())
         .args([
@@ -126,7 +126,7 @@ fn browse(url: &str, args: &[&str]) -> (String, String) {
 
 /// Fails when the browser's console said anything: the reports log nothing, so any line is an
 /// error.
-fn assert_quiet_console(log: &str) {
+pub(crate) fn assert_quiet_console(log: &str) {
     let console: Vec<&str> = log
         .lines()
         .filter(|l| l.contains("CONSOLE") || l.contains("Uncaught"))
