@@ -147,6 +147,54 @@ impl RunState {
             .push(crate::subagent::session_of(agent, call_id, messages));
     }
 
+    /// Adds a CLI agent's turn to the session and the conversation: a call named after the
+    /// CLI, answered with its reply, the turn's part of its session as that call's subagent,
+    /// and the reply as the agent's message.
+    pub(crate) fn apply_cli(&mut self, a: &CliApplied<'_>, mut sub: Session) {
+        let call = ToolCall {
+            call_id: a.call_id.to_owned(),
+            name: a.kind.name().to_owned(),
+            kind: vouch_session::ToolKind::Subagent,
+            args: Args::from_value(serde_json::json!({
+                "prompt": a.prompt,
+                "session_id": a.session_id,
+            })),
+        };
+        self.session.push(
+            Actor::named(Role::Assistant, a.agent),
+            EventKind::ToolCall(call),
+        );
+        self.session.push(
+            Actor::named(Role::Tool, a.agent),
+            EventKind::ToolResult(ToolResult {
+                call_id: a.call_id.to_owned(),
+                output: Output::inline(a.text),
+                outcome: a.outcome,
+            }),
+        );
+        sub.spawned_by = Some(a.call_id.to_owned());
+        sub.name = Some(a.agent.to_owned());
+        self.session.subagents.push(sub);
+        if !a.text.trim().is_empty() {
+            self.session.push(
+                Actor::named(Role::Assistant, a.agent),
+                EventKind::Message(Message {
+                    text: a.text.to_owned(),
+                }),
+            );
+        }
+        self.transcript.push((
+            Some(a.agent.to_owned()),
+            vouch_llm::ChatMessage::Assistant {
+                text: a.text.to_owned(),
+                calls: Vec::new(),
+            },
+        ));
+        if let Some(id) = a.session_id {
+            self.cli_sessions.insert(a.agent.to_owned(), id.to_owned());
+        }
+    }
+
     /// Returns the conversation as `agent` sees it (`view.rs`), with the run's compaction
     /// `window`.
     pub(crate) fn view(
@@ -199,4 +247,15 @@ impl RunState {
         file.write_all(&bytes).map_err(|e| fail(&e))?;
         Ok(())
     }
+}
+
+/// A CLI turn as it is added to the run's session.
+pub(crate) struct CliApplied<'a> {
+    pub(crate) agent: &'a str,
+    pub(crate) kind: crate::config::CliKind,
+    pub(crate) call_id: &'a str,
+    pub(crate) session_id: Option<&'a str>,
+    pub(crate) prompt: &'a str,
+    pub(crate) text: &'a str,
+    pub(crate) outcome: Outcome,
 }

@@ -353,6 +353,17 @@ fn tampered(path: &Path, line: usize, why: &str) -> RunError {
     ))
 }
 
+/// Reads back the turn's part of a CLI session the journal holds (vouch JSONL).
+pub(crate) fn cli_session(log: &str) -> Result<vouch_session::Session, RunError> {
+    let options = vouch_session::ReadOptions {
+        format: Some(vouch_session::Format::Vouch),
+        ..vouch_session::ReadOptions::default()
+    };
+    vouch_session::read_from(log.as_bytes(), "<journal>", &options)
+        .map(|r| r.session)
+        .map_err(|e| RunError::Io(format!("the journal's CLI session cannot be read: {e}")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -178,7 +178,7 @@ pub fn read_run(workdir: &Path, state_root_dir: Option<&Path>) -> Result<RunReco
                         outcome,
                     };
                     turn.calls.push((call, Some(result)));
-                    let sub = crate::cli_agent::session_from_journal(&log)?;
+                    let sub = crate::journal::cli_session(&log)?;
                     turn.subagents.push((call_id, calls_of(&sub)));
                 }
             }

@@ -15,6 +15,21 @@ use crate::error::RunError;
 use crate::journal::Record;
 use crate::tools::{Effect, Intent};
 
+/// A CLI turn journaled as begun.
+#[derive(Debug, Clone)]
+pub(crate) struct CliBegun {
+    /// The call that stands for the turn in the run's session.
+    pub(crate) call_id: String,
+    /// The CLI's session, when known before it runs.
+    pub(crate) session: Option<String>,
+    /// The prompt.
+    pub(crate) prompt: String,
+    /// How many events of the session's saved log earlier turns account for.
+    pub(crate) before: usize,
+    /// The tokens the saved log counted before the turn.
+    pub(crate) before_usage: Usage,
+}
+
 /// A turn the journal shows begun but not decided.
 #[derive(Debug, Default)]
 pub(crate) struct Pending {
@@ -37,7 +52,7 @@ pub(crate) struct Pending {
     /// That entry (`None` when the turn had none).
     pub(crate) entry: Option<String>,
     /// A CLI turn begun, its CLI not known to have ended.
-    pub(crate) cli: Option<crate::cli_agent::CliBegun>,
+    pub(crate) cli: Option<CliBegun>,
 }
 
 /// A run rebuilt from its journal.
@@ -154,14 +169,13 @@ pub(crate) fn replay(records: Vec<Record>, workdir: &Path) -> Result<Replayed, R
                 if let Some(s) = &session {
                     r.state.cli_sessions.insert(agent, s.clone());
                 }
-                r.pending.get_or_insert_with(Pending::default).cli =
-                    Some(crate::cli_agent::CliBegun {
-                        call_id,
-                        session,
-                        prompt,
-                        before,
-                        before_usage,
-                    });
+                r.pending.get_or_insert_with(Pending::default).cli = Some(CliBegun {
+                    call_id,
+                    session,
+                    prompt,
+                    before,
+                    before_usage,
+                });
             }
             Record::CliTurn {
                 agent,
@@ -185,9 +199,9 @@ pub(crate) fn replay(records: Vec<Record>, workdir: &Path) -> Result<Replayed, R
                 let kind = crate::config::CliKind::from_name(&cli).ok_or_else(|| {
                     RunError::Tampered(format!("the journal names an unknown CLI `{cli}`"))
                 })?;
-                let sub = crate::cli_agent::session_from_journal(&log)?;
+                let sub = crate::journal::cli_session(&log)?;
                 r.state.apply_cli(
-                    &crate::cli_agent::CliApplied {
+                    &crate::conversation::CliApplied {
                         agent: &agent,
                         kind,
                         call_id: &call_id,

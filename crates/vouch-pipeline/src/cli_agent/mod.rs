@@ -26,35 +26,18 @@ mod read;
 
 use vouch_llm::Usage;
 use vouch_process::Options;
-use vouch_session::{
-    Actor, Args, EventKind, Format, Message, Outcome, Output, ReadOptions, Role, Session, ToolCall,
-    ToolKind, ToolResult,
-};
+use vouch_session::{EventKind, Format, Outcome, ReadOptions, Role, Session};
 
 use crate::config::{AgentConfig, CliAgent, CliKind, RunConfig};
+use crate::conversation::CliApplied;
 use crate::conversation::RunState;
 use crate::error::RunError;
 use crate::journal::Record;
 use crate::progress::Progress;
-use crate::replay::Pending;
+use crate::replay::{CliBegun, Pending};
 use crate::tools::ToolContext;
 use crate::turn::{Turn, TurnEnd};
 use read::{TurnLog, read_saved, saved_log, state_dir, usage_of};
-
-/// A CLI turn journaled as begun.
-#[derive(Debug, Clone)]
-pub(crate) struct CliBegun {
-    /// The call that stands for the turn in the run's session.
-    pub(crate) call_id: String,
-    /// The CLI's session, when known before it runs.
-    pub(crate) session: Option<String>,
-    /// The prompt.
-    pub(crate) prompt: String,
-    /// How many events of the session's saved log earlier turns account for.
-    pub(crate) before: usize,
-    /// The tokens the saved log counted before the turn.
-    pub(crate) before_usage: Usage,
-}
 
 /// What a CLI turn runs with.
 pub(crate) struct CliContext<'a> {
@@ -218,76 +201,6 @@ impl RunState {
             end: TurnEnd::Finished,
         })
     }
-
-    /// Adds a CLI agent's turn to the session and the conversation: a call named after the
-    /// CLI, answered with its reply, the turn's part of its session as that call's subagent,
-    /// and the reply as the agent's message.
-    pub(crate) fn apply_cli(&mut self, a: &CliApplied<'_>, mut sub: Session) {
-        let call = ToolCall {
-            call_id: a.call_id.to_owned(),
-            name: a.kind.name().to_owned(),
-            kind: ToolKind::Subagent,
-            args: Args::from_value(serde_json::json!({
-                "prompt": a.prompt,
-                "session_id": a.session_id,
-            })),
-        };
-        self.session.push(
-            Actor::named(Role::Assistant, a.agent),
-            EventKind::ToolCall(call),
-        );
-        self.session.push(
-            Actor::named(Role::Tool, a.agent),
-            EventKind::ToolResult(ToolResult {
-                call_id: a.call_id.to_owned(),
-                output: Output::inline(a.text),
-                outcome: a.outcome,
-            }),
-        );
-        sub.spawned_by = Some(a.call_id.to_owned());
-        sub.name = Some(a.agent.to_owned());
-        self.session.subagents.push(sub);
-        if !a.text.trim().is_empty() {
-            self.session.push(
-                Actor::named(Role::Assistant, a.agent),
-                EventKind::Message(Message {
-                    text: a.text.to_owned(),
-                }),
-            );
-        }
-        self.transcript.push((
-            Some(a.agent.to_owned()),
-            vouch_llm::ChatMessage::Assistant {
-                text: a.text.to_owned(),
-                calls: Vec::new(),
-            },
-        ));
-        if let Some(id) = a.session_id {
-            self.cli_sessions.insert(a.agent.to_owned(), id.to_owned());
-        }
-    }
-}
-
-/// A CLI turn as it is added to the run's session.
-pub(crate) struct CliApplied<'a> {
-    pub(crate) agent: &'a str,
-    pub(crate) kind: CliKind,
-    pub(crate) call_id: &'a str,
-    pub(crate) session_id: Option<&'a str>,
-    pub(crate) prompt: &'a str,
-    pub(crate) text: &'a str,
-    pub(crate) outcome: Outcome,
-}
-
-/// Reads back the turn's part of a CLI session the journal holds (vouch JSONL).
-pub(crate) fn session_from_journal(log: &str) -> Result<Session, RunError> {
-    let options = ReadOptions {
-        format: Some(Format::Vouch),
-        ..ReadOptions::default()
-    };
-    vouch_session::read_from(log.as_bytes(), "<journal>", &options)
-        .map(|r| r.session)
-        .map_err(|e| RunError::Io(format!("the journal's CLI session cannot be read: {e}")))
 }
 
 /// The variable that tags every process of a CLI turn: `<run id>/<call id>`.
