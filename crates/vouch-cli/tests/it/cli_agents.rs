@@ -509,3 +509,65 @@ fn the_cli_and_what_it_runs_are_confined_by_the_run_s_sandbox() {
         );
     }
 }
+
+#[test]
+fn a_model_planner_a_claude_code_developer_and_a_codex_reviewer_share_one_run() {
+    let stage = Stage::new(&serde_json::json!({
+        "claude": [[
+            {"write": {"path": "calc.sh", "content": FIXED}},
+            {"run": "sh test.sh"},
+            {"say": "Done as planned.\nHANDOFF TO REVIEWER"}
+        ]],
+        "codex": [[{"run": "sh test.sh"}, {"say": "APPROVED"}]]
+    }));
+    std::fs::write(
+        stage.home.join(".cache/replies.yaml"),
+        "model: demo\nagents:\n  Planner:\n    - text: \"Change add() to add.\\nHANDOFF TO DEVELOPER\"\n",
+    )
+    .unwrap();
+    let pipeline = stage.pipeline(
+        "Orchestration:
+  Models:
+    demo: {Provider: scripted, Script: replies.yaml}
+  Agents:
+    - Name: Planner
+      Model: demo
+      Instructions: Plan, then HANDOFF TO DEVELOPER.
+      Tools: [FileSystem]
+    - Name: Developer
+      Cli: claude-code
+      Instructions: Do what the plan says, run `sh test.sh`, then HANDOFF TO REVIEWER.
+    - Name: Reviewer
+      Cli: codex
+      Instructions: Review, then APPROVED.
+  Selection:
+    Type: keyword
+    Routes:
+      - {Keyword: HANDOFF TO DEVELOPER, Agent: Developer, SourceAgents: [Planner]}
+      - Keyword: HANDOFF TO REVIEWER
+        Agent: Reviewer
+        Validators: [RequireWriteFile, RequireShellPass]
+        RequiredCommandPattern: sh test.sh
+        SourceAgents: [Developer]
+      - {Keyword: APPROVED, Agent: Reviewer, SourceAgents: [Reviewer]}
+  Termination:
+    Type: regex
+    Pattern: '(?m)^APPROVED$'
+    AgentNames: [Reviewer]
+  Budget: {MaxTurns: 6}
+",
+    );
+    let out = stage.run(&pipeline, &[]);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{all}");
+    assert!(all.contains("3 turns, 0 corrections"), "{all}");
+    // Claude Code was handed the Planner's reply.
+    let prompt = stage.asked("claude", "prompts");
+    assert!(
+        prompt.contains("Planner says:\nChange add() to add."),
+        "{prompt}"
+    );
+    // Tokens per agent: the CLIs' own usage records.
+    assert!(all.contains("Developer 360"), "{all}");
+    assert!(all.contains("Reviewer 240"), "{all}");
+}
