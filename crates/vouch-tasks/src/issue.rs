@@ -157,16 +157,11 @@ impl ValidationReport {
         self.errors.is_empty()
     }
 
-    /// Returns the JSON-RPC error of the document (decision T3): the specific code when every
-    /// error shares it, otherwise `-32602 Invalid params`; all errors in `data.errors`, the
-    /// warnings in `data.warnings`. `None` for a valid document.
+    /// Returns the JSON-RPC error of the document (decision T3): one error's own code, or
+    /// `-32602 Invalid params` for two or more; all errors in `data.errors`, the warnings in
+    /// `data.warnings`. `None` for a valid document.
     pub fn rpc_error(&self) -> Option<RpcError> {
-        let first = self.errors.first()?;
-        let code = if self.errors.iter().all(|e| e.code == first.code) {
-            first.code
-        } else {
-            code::INVALID_PARAMS
-        };
+        let code = rpc_code(&self.errors)?;
         Some(RpcError {
             code,
             message: code::message(code).to_owned(),
@@ -175,6 +170,16 @@ impl ValidationReport {
                 warnings: self.warnings.clone(),
             },
         })
+    }
+}
+
+/// Returns the JSON-RPC error code of `errors` (decision T3, as revised to the protocol's own
+/// example): one error's own code, `-32602 Invalid params` for two or more, `None` for none.
+pub fn rpc_code(errors: &[Issue]) -> Option<i32> {
+    match errors {
+        [] => None,
+        [one] => Some(one.code),
+        _ => Some(code::INVALID_PARAMS),
     }
 }
 

@@ -28,7 +28,7 @@ mod transition;
 mod uuid;
 
 pub use document::{Document, Form, SyntaxError, TaskLabel};
-pub use issue::{Issue, RpcError, RpcErrorData, Severity, ValidationReport, code};
+pub use issue::{Issue, RpcError, RpcErrorData, Severity, ValidationReport, code, rpc_code};
 pub use model::{Dependency, OriginType, ScheduleType, SchemaType, Schemas, Status, Task};
 pub use readiness::{Blocked, Entry, Readiness, ready_order, satisfied};
 pub use rules::{validate, validate_text};

@@ -67,6 +67,9 @@ impl Service {
             (&mut answer, serde_json::to_value(&started))
         {
             a.extend(s);
+            // The page's `{root_task_id, status: "started"}`.
+            a.insert("root_task_id".into(), Value::String(root.clone()));
+            a.insert("status".into(), Value::String("started".into()));
         }
         Ok(answer)
     }
@@ -87,6 +90,9 @@ impl Service {
             .collect();
         let mut answer = created(&checked);
         if let Value::Object(a) = &mut answer {
+            // The page's `{original_task_id, copied_task_id, status}`.
+            a.insert("original_task_id".into(), Value::String(id.clone()));
+            a.insert("copied_task_id".into(), Value::String(checked.root.clone()));
             a.insert("mapping".into(), Value::Object(mapping));
             a.insert("dropped_dependencies".into(), json!(dropped));
         }
@@ -189,15 +195,10 @@ impl Service {
     }
 }
 
-/// The JSON-RPC error of `errors`: their common code, or `-32602` when they differ; every
-/// error and warning in `data`. `None` without errors.
+/// The JSON-RPC error of `errors`: one error's own code, `-32602` for two or more (decision
+/// T3); every error and warning in `data`. `None` without errors.
 pub(super) fn failure_of(errors: &[Issue], warnings: &[Issue]) -> Option<Failure> {
-    let first = errors.first()?;
-    let code = if errors.iter().all(|e| e.code == first.code) {
-        first.code
-    } else {
-        code::INVALID_PARAMS
-    };
+    let code = vouch_tasks::rpc_code(errors)?;
     let mut data = json!({"errors": errors});
     if !warnings.is_empty() {
         data["warnings"] = json!(warnings);
@@ -210,7 +211,10 @@ pub(super) fn failure_of(errors: &[Issue], warnings: &[Issue]) -> Option<Failure
 
 /// The answer of a creation.
 fn created(checked: &Checked) -> Value {
+    // The page's `{id, status}`; the rest is vouch's.
     let mut answer = json!({
+        "id": checked.root,
+        "status": "pending",
         "root_id": checked.root,
         "count": checked.tasks.len(),
         "ids": checked.tasks.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(),

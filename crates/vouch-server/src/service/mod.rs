@@ -1,22 +1,27 @@
 //! The protocol's methods over a store: what `vouch serve` answers on JSON-RPC.
 //!
+//! Params and results are the interface page's (`docs/protocol/06-interfaces.md`); vouch's
+//! own keys come beside the page's:
+//!
 //! | method | params | result |
 //! |---|---|---|
-//! | `tasks.create` | `{tasks: [...]}`, a `{task, children}` tree, or one task | `root_id`, `ids`, `count`, `warnings` |
-//! | `tasks.get` | `task_id` | the task |
-//! | `tasks.update` | `task_id` and the fields to change | the task |
-//! | `tasks.delete` | `task_id` | `deleted` |
-//! | `tasks.list` | `limit` (≤ 1000), `offset`, `status`, `user_id`, `root_only` | `tasks`, `total` |
+//! | `tasks.create` | `{tasks: [...]}`, a `{task, children}` tree, or one task | `id`, `status`; `root_id`, `ids`, `count`, `warnings` |
+//! | `tasks.get` | `task_id` | the task (`wire.rs`) |
+//! | `tasks.update` | `task_id`, `updates` (or the fields beside `task_id`) | the task |
+//! | `tasks.delete` | `task_id` | `success`; `deleted` |
+//! | `tasks.list` | `limit` (≤ 1000), `offset`, `status`, `user_id`, `root_only` | `tasks`, `total`, `limit`, `offset` |
 //! | `tasks.tree` | `task_id` | the `{task, children}` tree under it |
-//! | `tasks.children` | `task_id` | `tasks` |
-//! | `tasks.copy` | `task_id`, `copy_children` | `root_id`, `ids`, `mapping` |
-//! | `tasks.execute` | `task_id`, or tasks as for `tasks.create` | `root_id` and what was queued |
-//! | `tasks.cancel` | `task_id`, `children` | `cancelled` |
+//! | `tasks.children` | `parent_id` (or `task_id`) | `children`; `tasks`, `total` |
+//! | `tasks.copy` | `task_id`, `copy_children` | `original_task_id`, `copied_task_id`, `status`; `root_id`, `ids`, `mapping` |
+//! | `tasks.execute` | `task_id`, or tasks as for `tasks.create` | `root_task_id`, `status: started`; `root_id` and what was queued |
+//! | `tasks.cancel` | `task_id`, `children` | `task_id`, `status`; `cancelled` |
 //! | `system.health` | none | protocol version, storage, workers |
 
 mod create;
+mod fields;
 mod params;
 mod read;
+mod wire;
 mod write;
 
 use std::sync::Arc;
@@ -113,7 +118,7 @@ fn refused(code: i32, why: impl Into<String>, more: Value) -> Failure {
     Failure::new(code, Some(Value::Object(data)))
 }
 
-/// The task as a JSON value.
+/// The task as the protocol writes it (`wire.rs`).
 fn to_json(task: &vouch_tasks::Task) -> Value {
-    serde_json::to_value(task).unwrap_or(Value::Null)
+    wire::task(task)
 }

@@ -62,7 +62,13 @@ impl Service {
     }
 
     pub(super) fn children(&self, p: &Params<'_>) -> Result<Value, Failure> {
-        let id = p.task_id()?;
+        // The page names the parent `parent_id`; `task_id` stays accepted.
+        let id = match p.string("parent_id")? {
+            Some(parent) if !parent.is_empty() => parent.to_ascii_lowercase(),
+            _ => p.task_id().map_err(|_| {
+                Failure::invalid_params("`parent_id` is required: the task whose children to list")
+            })?,
+        };
         let limit = p.count("limit", LIST_LIMIT)?;
         if limit > LIST_LIMIT {
             return Err(Failure::invalid_params(format!(
@@ -77,8 +83,10 @@ impl Service {
             .store
             .children(&id, limit, offset)
             .map_err(|e| internal(&e))?;
+        let children: Vec<Value> = children.iter().map(to_json).collect();
         Ok(json!({
-            "tasks": children.iter().map(to_json).collect::<Vec<_>>(),
+            "children": children,
+            "tasks": children,
             "total": total,
             "limit": limit,
             "offset": offset,

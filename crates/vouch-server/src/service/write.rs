@@ -23,8 +23,10 @@ impl Service {
             .get(&id)
             .map_err(|e| internal(&e))?
             .ok_or_else(|| not_found(&id))?;
-        let mut fields: Map<String, Value> = p.map().cloned().unwrap_or_default();
-        fields.remove("task_id");
+        let mut fields = update_fields(p)?;
+        if let Some(failure) = super::fields::type_errors(&fields) {
+            return Err(failure);
+        }
         if fields
             .get("id")
             .and_then(Value::as_str)
@@ -166,7 +168,7 @@ impl Service {
     pub(super) fn delete(&self, p: &Params<'_>) -> Result<Value, Failure> {
         let id = p.task_id()?;
         match self.store.delete(&id).map_err(|e| internal(&e))? {
-            Ok(()) => Ok(json!({"deleted": id})),
+            Ok(()) => Ok(json!({"success": true, "deleted": id})),
             Err(why) if why == "no such task" => Err(not_found(&id)),
             Err(why) => Err(refused(code::CANNOT_DELETE, why, json!({"task_id": id}))),
         }
@@ -208,15 +210,36 @@ impl Service {
             self.signals.stop(c);
         }
         self.signals.wake();
-        Ok(json!({"cancelled": cancelled}))
+        // The page's `{task_id, status}`; `cancelled` lists every task this call cancelled.
+        Ok(json!({"task_id": id, "status": "cancelled", "cancelled": cancelled}))
+    }
+}
+
+/// Returns the fields an update writes: the interface page's `updates` object; or, as vouch's
+/// extension, the fields beside `task_id` when there is no `updates` (both at once is refused).
+fn update_fields(p: &Params<'_>) -> Result<Map<String, Value>, Failure> {
+    let mut flat: Map<String, Value> = p.map().cloned().unwrap_or_default();
+    flat.remove("task_id");
+    match flat.remove("updates") {
+        None | Some(Value::Null) => Ok(flat),
+        Some(Value::Object(updates)) => {
+            flat.remove("id");
+            if let Some(key) = flat.keys().next() {
+                return Err(Failure::invalid_params(format!(
+                    "`{key}` goes inside `updates` (the fields to change), not beside it"
+                )));
+            }
+            Ok(updates)
+        }
+        Some(_) => Err(Failure::invalid_params(
+            "`updates` must be an object: the fields to change",
+        )),
     }
 }
 
 /// The stored task with `fields` written over it (`null` removes a field).
 fn patched(stored: &Task, fields: &Map<String, Value>) -> Result<Task, Failure> {
-    let Value::Object(mut map) = to_json(stored) else {
-        return Err(Failure::internal("a task is not an object"));
-    };
+    let mut map = super::wire::stored(stored);
     for (k, v) in fields {
         if v.is_null() {
             map.remove(k);

@@ -38,9 +38,9 @@ fn http_calls_the_url_and_fails_outside_2xx() {
     );
     let broken = find(&tasks, 2);
     assert_eq!(broken["status"], "failed");
-    assert_eq!(broken["error"]["status"], 503);
+    assert_eq!(broken["error_details"]["status"], 503);
     assert!(
-        broken["error"]["message"]
+        broken["error_details"]["message"]
             .as_str()
             .unwrap()
             .ends_with("answered HTTP 503")
@@ -48,7 +48,8 @@ fn http_calls_the_url_and_fails_outside_2xx() {
     // Inputs the executor cannot use are refused at creation: a scheme, a timeout below
     // zero or past the ceiling, a cap of nothing.
     let e = s.err("tasks.create", &json!({"name": "x", "schemas": {"method": "http"}, "inputs": {"url": "ftp://x", "timeout": -1}}));
-    assert_eq!(e["code"], -32005);
+    // Two errors in one request: -32602 with both in `data.errors` (decision T3).
+    assert_eq!(e["code"], -32602);
     assert_eq!(e["data"]["errors"].as_array().unwrap().len(), 2, "{e:#}");
     let e = s.err("tasks.create", &json!({"name": "x", "schemas": {"method": "http"}, "inputs": {"url": "http://example.com", "timeout": 100_000, "max_body": 0}}));
     assert_eq!(e["data"]["errors"].as_array().unwrap().len(), 2, "{e:#}");
@@ -67,7 +68,7 @@ fn http_reaches_no_private_address_unless_allowed() {
     let t = find(&tasks, 1);
     assert_eq!(t["status"], "failed");
     assert!(
-        t["error"]["message"]
+        t["error_details"]["message"]
             .as_str()
             .unwrap()
             .contains("127.0.0.1, which is not a public address"),
@@ -160,13 +161,13 @@ fn vouch_gate_runs_a_gate_on_a_session_as_a_task() {
     assert_eq!(pass["result"]["verdict"], "pass", "{pass:#}");
     let block = find(&tasks, 2);
     assert_eq!(block["status"], "failed");
-    assert_eq!(block["error"]["verdict"], "block");
-    assert_eq!(block["error"]["validator"], "RequireShellPass");
+    assert_eq!(block["error_details"]["verdict"], "block");
+    assert_eq!(block["error_details"]["validator"], "RequireShellPass");
     // Evidence that cannot be read blocks (fail closed).
     let missing = find(&tasks, 3);
     assert_eq!(missing["status"], "failed");
     assert!(
-        missing["error"]["message"]
+        missing["error_details"]["message"]
             .as_str()
             .unwrap()
             .starts_with("cannot read the session")

@@ -69,15 +69,21 @@ fn a_failed_required_dependency_cancels_its_dependents_and_the_tree_ends() {
     let tasks = s.wait(&id(1));
     let failed = find(&tasks, 2);
     assert_eq!(failed["status"], "failed");
-    assert_eq!(failed["error"]["message"], "the command exited with code 3");
-    assert_eq!(failed["error"]["exit_code"], 3);
-    assert_eq!(failed["error"]["stderr"], "broke\n");
+    assert_eq!(
+        failed["error_details"]["message"],
+        "the command exited with code 3"
+    );
+    assert_eq!(failed["error_details"]["exit_code"], 3);
+    assert_eq!(failed["error_details"]["stderr"], "broke\n");
     for n in [3, 1] {
         let t = find(&tasks, n);
         assert_eq!(t["status"], "cancelled", "{t:#}");
-        assert_eq!(t["error"]["reason"], "dependency_not_satisfied");
+        assert_eq!(t["error_details"]["reason"], "dependency_not_satisfied");
     }
-    assert_eq!(find(&tasks, 3)["error"]["dependency"], id(2).as_str());
+    assert_eq!(
+        find(&tasks, 3)["error_details"]["dependency"],
+        id(2).as_str()
+    );
 }
 
 #[test]
@@ -151,7 +157,7 @@ fn a_failed_tree_is_executed_again_from_its_failures() {
     }
     // The completed task kept its run; the failed one's error is gone.
     assert_eq!(find(&second, 4)["completed_at"], kept);
-    assert!(find(&second, 2).get("error").is_none());
+    assert!(find(&second, 2)["error"].is_null());
 }
 
 #[test]
@@ -170,9 +176,10 @@ fn a_failed_task_goes_back_to_pending_with_its_fields_reset() {
         "tasks.update",
         &json!({"task_id": id(1), "status": "pending"}),
     );
-    for key in ["error", "result", "progress", "started_at", "completed_at"] {
-        assert!(t.get(key).is_none(), "{key} kept: {t:#}");
+    for key in ["error", "result", "started_at", "completed_at"] {
+        assert!(t[key].is_null(), "{key} kept: {t:#}");
     }
+    assert_eq!(t["progress"], 0.0, "{t:#}");
 }
 
 #[test]
@@ -225,7 +232,10 @@ fn cancelling_stops_a_running_command_and_its_dependents() {
     assert_eq!(answer["cancelled"], json!([id(2), id(1)]));
     let tasks = s.wait(&id(1));
     assert!(started.elapsed().as_secs() < 10);
-    assert_eq!(find(&tasks, 2)["error"]["message"], "no longer needed");
+    assert_eq!(
+        find(&tasks, 2)["error_details"]["message"],
+        "no longer needed"
+    );
     // The stopped run recorded nothing over the cancellation.
     std::thread::sleep(std::time::Duration::from_millis(300));
     assert_eq!(

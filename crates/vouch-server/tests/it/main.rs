@@ -8,6 +8,7 @@ mod common;
 mod conformance;
 mod events;
 mod executors;
+mod interface_page;
 mod lifecycle;
 mod model;
 mod postgres;

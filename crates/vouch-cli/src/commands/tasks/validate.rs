@@ -24,7 +24,7 @@ use crate::ui::Ui;
 ///
 /// Exit codes: 0 valid (warnings allowed), 1 invalid, 2 unreadable or not JSON.
 /// `--format json` prints a JSON-RPC 2.0 response: the error object of the protocol's
-/// "Error Aggregation" (the shared code, or -32602 with all errors in data.errors) for an
+/// "Error Aggregation" (one error's code, or -32602 with all errors in data.errors) for an
 /// invalid document, a result with the warnings for a valid one, -32700 for text that is not
 /// JSON.
 #[derive(Debug, Args)]
