@@ -4,6 +4,7 @@
 
 mod adversary;
 mod agent_tests;
+mod apflow_client;
 mod approval;
 mod cli_agents;
 mod fuseraft;

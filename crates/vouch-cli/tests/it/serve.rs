@@ -13,14 +13,14 @@ use vouch_standin::postgres::Cluster;
 use crate::support::{render, vouch_in};
 
 /// A `vouch serve` process; killed when dropped.
-struct Served {
+pub(crate) struct Served {
     child: Child,
-    url: Option<String>,
+    pub(crate) url: Option<String>,
 }
 
 impl Served {
     /// Starts `vouch serve ARGS` in `dir`; waits for its first line.
-    fn start(dir: &Path, args: &[&str]) -> Served {
+    pub(crate) fn start(dir: &Path, args: &[&str]) -> Served {
         let mut child = Command::new(assert_cmd::cargo::cargo_bin("vouch"))
             .current_dir(dir)
             .arg("serve")

@@ -77,10 +77,7 @@ impl Service {
     pub(super) fn copy(&self, p: &Params<'_>) -> Result<Value, Failure> {
         let id = p.task_id()?;
         let with_children = p.flag("copy_children", false)?;
-        let tree = self.tree_of(&id)?;
-        let (tasks, dropped) = copy_of(&tree, &id, with_children);
-        let text = serde_json::to_string(&tasks).map_err(|e| Failure::internal(e.to_string()))?;
-        let checked = self.check_text(&text)?;
+        let (checked, tasks, dropped) = self.copy_checked(&id, with_children)?;
         self.store
             .insert(&checked.tasks, &checked.root)
             .map_err(|e| internal(&e))?;
@@ -97,6 +94,39 @@ impl Service {
             a.insert("dropped_dependencies".into(), json!(dropped));
         }
         Ok(answer)
+    }
+
+    /// Copies task `id` (with its subtree when `with_children`), stored when `save`; returns
+    /// the copy's tasks, its root first.
+    pub(super) fn copy_tree(
+        &self,
+        id: &str,
+        with_children: bool,
+        save: bool,
+    ) -> Result<Vec<Task>, Failure> {
+        let (checked, _, _) = self.copy_checked(id, with_children)?;
+        if save {
+            self.store
+                .insert(&checked.tasks, &checked.root)
+                .map_err(|e| internal(&e))?;
+        }
+        let mut tasks = checked.tasks;
+        tasks.sort_by_key(|t| t.id != checked.root);
+        Ok(tasks)
+    }
+
+    /// The copy of task `id` (and its subtree when `with_children`), checked: the checked
+    /// document, the copied tasks, and the dependencies the copy had to drop.
+    fn copy_checked(
+        &self,
+        id: &str,
+        with_children: bool,
+    ) -> Result<(Checked, Vec<Task>, Vec<(String, String)>), Failure> {
+        let tree = self.tree_of(id)?;
+        let (tasks, dropped) = copy_of(&tree, id, with_children);
+        let text = serde_json::to_string(&tasks).map_err(|e| Failure::internal(e.to_string()))?;
+        let checked = self.check_text(&text)?;
+        Ok((checked, tasks, dropped))
     }
 
     /// Validates a completed document (text) with every rule and the service's checks.

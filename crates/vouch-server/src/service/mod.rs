@@ -17,6 +17,7 @@
 //! | `tasks.cancel` | `task_id`, `children` | `task_id`, `status`; `cancelled` |
 //! | `system.health` | none | protocol version, storage, workers |
 
+mod apflow;
 mod create;
 mod fields;
 mod params;
@@ -91,7 +92,12 @@ impl Methods for Service {
             "tasks.children" => self.children(&p),
             "tasks.copy" => self.copy(&p),
             "tasks.execute" => self.execute(params, &p),
+            "tasks.cancel" if p.get("task_ids").is_some() => self.cancel_many(&p),
             "tasks.cancel" => self.cancel(&p),
+            // apflow's clients' methods (`apflow.rs`).
+            "tasks.count" => self.count(&p),
+            "tasks.running.status" => self.running_status(&p),
+            "tasks.clone" => self.clone_tree(&p),
             "system.health" => self.health(),
             _ => Err(Failure::method_not_found(method)),
         }

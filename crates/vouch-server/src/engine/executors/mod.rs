@@ -46,6 +46,15 @@ pub trait Executor: Send + Sync + std::fmt::Debug {
     fn run(&self, job: &Job<'_>) -> Outcome;
 }
 
+/// apflow's executor ids and vouch's executor of the same job: tasks written for apflow run
+/// unchanged (their inputs are read as the vouch executor reads them; docs/server.md says
+/// where they differ).
+pub const APFLOW_NAMES: &[(&str, &str)] = &[
+    ("command_executor", "command"),
+    ("aggregate_results_executor", "aggregate_results"),
+    ("rest_executor", "http"),
+];
+
 /// The executors a service knows, by method.
 #[derive(Debug, Clone)]
 pub struct Registry {
@@ -91,8 +100,13 @@ impl Registry {
         }
     }
 
-    /// Returns the executor of `method`.
+    /// Returns the executor of `method` — vouch's name, or apflow's name of the same executor
+    /// ([`APFLOW_NAMES`]).
     pub fn get(&self, method: &str) -> Option<&Arc<dyn Executor>> {
+        let method = APFLOW_NAMES
+            .iter()
+            .find(|(apflow, _)| *apflow == method)
+            .map_or(method, |(_, ours)| ours);
         self.executors.iter().find(|e| e.method() == method)
     }
 
