@@ -121,7 +121,7 @@ impl Service {
         &self,
         id: &str,
         with_children: bool,
-    ) -> Result<(Checked, Vec<Task>, Vec<(String, String)>), Failure> {
+    ) -> Result<Copied, Failure> {
         let tree = self.tree_of(id)?;
         let (tasks, dropped) = copy_of(&tree, id, with_children);
         let text = serde_json::to_string(&tasks).map_err(|e| Failure::internal(e.to_string()))?;
@@ -238,6 +238,9 @@ pub(super) fn failure_of(errors: &[Issue], warnings: &[Issue]) -> Option<Failure
     }
     Some(Failure::new(code, Some(data)))
 }
+
+/// A checked copy: the document, the copied tasks, and the dependencies it had to drop.
+type Copied = (Checked, Vec<Task>, Vec<(String, String)>);
 
 /// The answer of a creation.
 fn created(checked: &Checked) -> Value {
