@@ -101,13 +101,53 @@ pub fn router(
         streams: Arc::new(AtomicUsize::new(0)),
         idle: options.stream_idle,
     };
+    // The agent card is discovery: it answers without the token (it holds no task data).
+    let public = Router::new()
+        .route("/.well-known/agent-card", get(agent_card))
+        .route("/.well-known/agent-card.json", get(agent_card))
+        .with_state(shared.clone());
     Router::new()
         .route("/", post(call))
         .route("/tasks", post(call))
         .route("/events/{root_id}", get(events))
+        .fallback(unknown_path)
         .layer(DefaultBodyLimit::max(options.max_body))
         .layer(middleware::from_fn_with_state(shared.clone(), guard))
         .with_state(shared)
+        .merge(public)
+}
+
+/// `GET /.well-known/agent-card`: the A2A agent card, its `url` the address the request came to.
+async fn agent_card(State(shared): State<Shared>, headers: HeaderMap) -> Response {
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("127.0.0.1");
+    log(&shared, format_args!("GET /.well-known/agent-card 200"));
+    (
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, "application/json")],
+        crate::agent_card::card(&format!("http://{host}")).to_string(),
+    )
+        .into_response()
+}
+
+/// A path the server does not serve: logged, and answered 404 with what it does serve.
+async fn unknown_path(State(shared): State<Shared>, request: Request) -> Response {
+    log(
+        &shared,
+        format_args!("{} {} 404", request.method(), request.uri().path()),
+    );
+    (
+        StatusCode::NOT_FOUND,
+        [(header::CONTENT_TYPE, "application/json")],
+        json!({"error": format!(
+            "no such path {}: JSON-RPC is POST / (or /tasks), events GET /events/{{root_id}}, the agent card GET /.well-known/agent-card",
+            request.uri().path()
+        )})
+        .to_string(),
+    )
+        .into_response()
 }
 
 /// Refuses a request without the token before anything reads its body.

@@ -27,6 +27,7 @@
 
 #![deny(missing_docs)]
 
+mod agent_card;
 pub mod client;
 mod clock;
 pub mod engine;

@@ -117,11 +117,7 @@ impl Service {
 
     /// The copy of task `id` (and its subtree when `with_children`), checked: the checked
     /// document, the copied tasks, and the dependencies the copy had to drop.
-    fn copy_checked(
-        &self,
-        id: &str,
-        with_children: bool,
-    ) -> Result<Copied, Failure> {
+    fn copy_checked(&self, id: &str, with_children: bool) -> Result<Copied, Failure> {
         let tree = self.tree_of(id)?;
         let (tasks, dropped) = copy_of(&tree, id, with_children);
         let text = serde_json::to_string(&tasks).map_err(|e| Failure::internal(e.to_string()))?;

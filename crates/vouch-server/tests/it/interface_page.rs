@@ -167,3 +167,28 @@ fn the_validation_page_s_two_error_example_answers_invalid_params() {
     let e = s.err("tasks.create", &json!({"name": "Task", "priority": 5}));
     assert_eq!(e["code"], -32005, "{e:#}");
 }
+
+#[test]
+fn the_agent_card_is_served_and_an_unknown_path_is_a_logged_404() {
+    let s = Server::start_with(|o| o.concurrency = 0);
+    let (status, body) = s.get("/.well-known/agent-card", &[]);
+    assert_eq!(status, 200, "{body}");
+    let card: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(card["name"], "vouch");
+    assert!(
+        card["url"]
+            .as_str()
+            .unwrap()
+            .starts_with("http://127.0.0.1:")
+    );
+    let skills: Vec<&str> = card["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["id"].as_str())
+        .collect();
+    assert!(skills.contains(&"tasks.execute"), "{card:#}");
+    let (status, body) = s.get("/nowhere", &[]);
+    assert_eq!(status, 404, "{body}");
+    assert!(body.contains("/nowhere"), "{body}");
+}
