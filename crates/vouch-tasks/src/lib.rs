@@ -12,7 +12,9 @@
 //! let paths: Vec<&str> = report.errors.iter().map(|e| e.path.as_str()).collect();
 //! assert_eq!(paths, ["$[0].priority", "$[1].started_at"]);
 //! let rpc = report.rpc_error().unwrap();
-//! assert_eq!(rpc.code, -32005);
+//! // Two errors: -32602 Invalid params, each error keeping its own code (decision T3).
+//! assert_eq!(rpc.code, -32602);
+//! assert!(rpc.data.errors.iter().all(|e| e.code == -32005));
 //! # Ok::<(), vouch_tasks::SyntaxError>(())
 //! ```
 

@@ -1,5 +1,6 @@
-//! The syntax of `schedule_expression` for each `schedule_type`, as the protocol's reference
-//! scheduler reads them:
+//! The syntax of `schedule_expression` for each `schedule_type`: the data model's
+//! (`mon,wed@09:30`, `1,15@09:30`) and the protocol's reference scheduler's (`1,3,5 09:00`),
+//! both read:
 //!
 //! | type | expression |
 //! | --- | --- |
@@ -7,8 +8,8 @@
 //! | `interval` | a positive whole number of seconds (`"3600"`) |
 //! | `cron` | five fields (or six, seconds first), or `@hourly`, `@daily`, … |
 //! | `daily` | `HH:MM` |
-//! | `weekly` | days 1–7 (1 = Monday), then `HH:MM`: `"1,3,5 09:00"` |
-//! | `monthly` | days of the month 1–31, then `HH:MM`: `"1,15 09:00"` |
+//! | `weekly` | weekdays `mon`–`sun` (or 1–7, 1 = Monday), `@`, `HH:MM`: `"mon,wed@09:30"`; or the days 1–7, a space, `HH:MM`: `"1,3,5 09:00"` |
+//! | `monthly` | days of the month 1–31, `@`, `HH:MM`: `"1,15@09:30"`; or the days, a space, `HH:MM` |
 
 use crate::model::ScheduleType;
 use crate::timestamp;
@@ -34,11 +35,18 @@ pub(crate) fn check(kind: ScheduleType, expr: &str) -> Result<(), (&'static str,
             )
         }),
         ScheduleType::Daily => clock(e).map_err(|why| ("HH:MM", why)),
-        ScheduleType::Weekly => {
-            days_then_clock(e, 1, 7).map_err(|why| ("days 1-7 then HH:MM, as \"1,3,5 09:00\"", why))
-        }
-        ScheduleType::Monthly => days_then_clock(e, 1, 31)
-            .map_err(|why| ("days 1-31 then HH:MM, as \"1,15 09:00\"", why)),
+        ScheduleType::Weekly => days_then_clock(e, 1, 7).map_err(|why| {
+            (
+                "weekdays, @, HH:MM, as \"mon,wed@09:30\" (or \"1,3 09:30\")",
+                why,
+            )
+        }),
+        ScheduleType::Monthly => days_then_clock(e, 1, 31).map_err(|why| {
+            (
+                "days 1-31, @, HH:MM, as \"1,15@09:30\" (or \"1,15 09:30\")",
+                why,
+            )
+        }),
     }
 }
 
@@ -61,21 +69,47 @@ fn clock(e: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// A comma-separated list of days in `lo..=hi`, whitespace, then `HH:MM`.
+/// A comma-separated list of days in `lo..=hi` (for weekdays, `mon`–`sun` too), then `@` (the
+/// data model's form) or whitespace (the reference scheduler's), then `HH:MM`.
 fn days_then_clock(e: &str, lo: u32, hi: u32) -> Result<(), String> {
     let (days, time) = e
-        .split_once(char::is_whitespace)
-        .ok_or("expected the days, a space, then HH:MM")?;
+        .split_once('@')
+        .or_else(|| e.split_once(char::is_whitespace))
+        .ok_or("expected the days, `@` (or a space), then HH:MM")?;
     clock(time.trim())?;
     for day in days.split(',') {
-        let day = day.trim();
-        match day.parse::<u32>() {
-            Ok(d) if (lo..=hi).contains(&d) => {}
-            Ok(d) => return Err(format!("day {d} is not {lo}-{hi}")),
-            Err(_) => return Err(format!("`{day}` is not a day number")),
-        }
+        day_number(day.trim(), lo, hi)?;
     }
     Ok(())
+}
+
+/// The weekdays by name, Monday first (Monday = 1): abbreviated and in full.
+const WEEKDAYS_FROM_MONDAY: [(&str, &str); 7] = [
+    ("mon", "monday"),
+    ("tue", "tuesday"),
+    ("wed", "wednesday"),
+    ("thu", "thursday"),
+    ("fri", "friday"),
+    ("sat", "saturday"),
+    ("sun", "sunday"),
+];
+
+/// Reads one day: a number in `lo..=hi`, or (for weekdays, `hi` = 7) a weekday's name.
+pub(crate) fn day_number(day: &str, lo: u32, hi: u32) -> Result<u32, String> {
+    let lower = day.to_ascii_lowercase();
+    if hi == 7
+        && let Some(i) = WEEKDAYS_FROM_MONDAY
+            .iter()
+            .position(|(short, long)| lower == *short || lower == *long)
+    {
+        return Ok(u32::try_from(i).unwrap_or(0) + 1);
+    }
+    match day.parse::<u32>() {
+        Ok(d) if (lo..=hi).contains(&d) => Ok(d),
+        Ok(d) => Err(format!("day {d} is not {lo}-{hi}")),
+        Err(_) if hi == 7 => Err(format!("`{day}` is not a weekday (mon-sun or 1-7)")),
+        Err(_) => Err(format!("`{day}` is not a day number")),
+    }
 }
 
 const MONTHS: [&str; 12] = [
@@ -184,6 +218,10 @@ mod tests {
             (Daily, "9:05"),
             (Weekly, "1,3,5 09:00"),
             (Monthly, "1,15 23:59"),
+            (Weekly, "mon,wed@09:30"),
+            (Weekly, "Friday@18:00"),
+            (Weekly, "1,7@00:00"),
+            (Monthly, "1,15@09:30"),
         ] {
             assert_eq!(check(kind, good), Ok(()), "{kind} {good}");
         }
@@ -201,6 +239,11 @@ mod tests {
             (Weekly, "0,3 09:00"),
             (Weekly, "1,3,5"),
             (Monthly, "32 09:00"),
+            (Weekly, "mon,xyz@09:30"),
+            (Weekly, "monster@09:30"),
+            (Weekly, "mon@25:00"),
+            (Monthly, "0@09:30"),
+            (Monthly, "mon@09:30"),
         ] {
             assert!(check(kind, bad).is_err(), "{kind} {bad} should be rejected");
         }
