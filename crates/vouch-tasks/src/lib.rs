@@ -23,6 +23,7 @@
 mod document;
 mod issue;
 mod model;
+mod next_run;
 mod readiness;
 mod rules;
 mod timestamp;
@@ -32,6 +33,7 @@ mod uuid;
 pub use document::{Document, Form, SyntaxError, TaskLabel};
 pub use issue::{Issue, RpcError, RpcErrorData, Severity, ValidationReport, code, rpc_code};
 pub use model::{Dependency, OriginType, ScheduleType, SchemaType, Schemas, Status, Task};
+pub use next_run::next_run;
 pub use readiness::{Blocked, Entry, Readiness, ready_order, satisfied};
 pub use rules::{validate, validate_text};
 pub use timestamp::{Invalid as InvalidTimestamp, Timestamp, parse as parse_timestamp};

@@ -6,7 +6,7 @@ mod graph;
 mod ids;
 mod inputs;
 mod raw;
-mod schedule;
+pub(crate) mod schedule;
 
 use rayon::prelude::*;
 

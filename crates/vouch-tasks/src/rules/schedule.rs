@@ -34,14 +34,14 @@ pub(crate) fn check(kind: ScheduleType, expr: &str) -> Result<(), (&'static str,
                 why,
             )
         }),
-        ScheduleType::Daily => clock(e).map_err(|why| ("HH:MM", why)),
-        ScheduleType::Weekly => days_then_clock(e, 1, 7).map_err(|why| {
+        ScheduleType::Daily => clock(e).map(|_| ()).map_err(|why| ("HH:MM", why)),
+        ScheduleType::Weekly => days_then_clock(e, 1, 7).map(|_| ()).map_err(|why| {
             (
                 "weekdays, @, HH:MM, as \"mon,wed@09:30\" (or \"1,3 09:30\")",
                 why,
             )
         }),
-        ScheduleType::Monthly => days_then_clock(e, 1, 31).map_err(|why| {
+        ScheduleType::Monthly => days_then_clock(e, 1, 31).map(|_| ()).map_err(|why| {
             (
                 "days 1-31, @, HH:MM, as \"1,15@09:30\" (or \"1,15 09:30\")",
                 why,
@@ -50,8 +50,8 @@ pub(crate) fn check(kind: ScheduleType, expr: &str) -> Result<(), (&'static str,
     }
 }
 
-/// `H:MM` or `HH:MM`, hours 0–23, minutes 0–59.
-fn clock(e: &str) -> Result<(), String> {
+/// `H:MM` or `HH:MM`, hours 0–23, minutes 0–59: the hour and minute.
+pub(crate) fn clock(e: &str) -> Result<(u32, u32), String> {
     let (h, m) = e
         .split_once(':')
         .ok_or("no `:` between hours and minutes")?;
@@ -66,21 +66,22 @@ fn clock(e: &str) -> Result<(), String> {
     if m > 59 {
         return Err(format!("minute {m} is not 0-59"));
     }
-    Ok(())
+    Ok((h, m))
 }
 
 /// A comma-separated list of days in `lo..=hi` (for weekdays, `mon`–`sun` too), then `@` (the
 /// data model's form) or whitespace (the reference scheduler's), then `HH:MM`.
-fn days_then_clock(e: &str, lo: u32, hi: u32) -> Result<(), String> {
+pub(crate) fn days_then_clock(e: &str, lo: u32, hi: u32) -> Result<(Vec<u32>, (u32, u32)), String> {
     let (days, time) = e
         .split_once('@')
         .or_else(|| e.split_once(char::is_whitespace))
         .ok_or("expected the days, `@` (or a space), then HH:MM")?;
-    clock(time.trim())?;
-    for day in days.split(',') {
-        day_number(day.trim(), lo, hi)?;
-    }
-    Ok(())
+    let at = clock(time.trim())?;
+    let days = days
+        .split(',')
+        .map(|day| day_number(day.trim(), lo, hi))
+        .collect::<Result<Vec<u32>, String>>()?;
+    Ok((days, at))
 }
 
 /// The weekdays by name, Monday first (Monday = 1): abbreviated and in full.
@@ -117,16 +118,37 @@ const MONTHS: [&str; 12] = [
 ];
 const WEEKDAYS: [&str; 7] = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"];
 
+/// A cron expression read: the values each field allows, as bit sets (bit `n` for value
+/// `n`); `seconds` holds only 0 for a five-field expression. Day of week 7 is Sunday, as 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct CronSets {
+    pub(crate) seconds: u64,
+    pub(crate) minutes: u64,
+    pub(crate) hours: u64,
+    pub(crate) days: u64,
+    pub(crate) months: u64,
+    pub(crate) weekdays: u64,
+    /// Both day fields were restricted (not `*`): a day matches either (cron's rule).
+    pub(crate) either_day: bool,
+}
+
 /// Five cron fields (minute, hour, day of month, month, day of week), or six with seconds
 /// first, or a macro.
 fn cron(e: &str) -> Result<(), String> {
-    if e.starts_with('@') {
-        return match e {
-            "@yearly" | "@annually" | "@monthly" | "@weekly" | "@daily" | "@midnight"
-            | "@hourly" => Ok(()),
-            _ => Err(format!("unknown macro `{e}`")),
-        };
-    }
+    cron_sets(e).map(|_| ())
+}
+
+/// Reads a cron expression into the sets of values its fields allow.
+pub(crate) fn cron_sets(e: &str) -> Result<CronSets, String> {
+    let e = match e {
+        "@yearly" | "@annually" => "0 0 1 1 *",
+        "@monthly" => "0 0 1 * *",
+        "@weekly" => "0 0 * * 0",
+        "@daily" | "@midnight" => "0 0 * * *",
+        "@hourly" => "0 * * * *",
+        _ if e.starts_with('@') => return Err(format!("unknown macro `{e}`")),
+        _ => e,
+    };
     let fields: Vec<&str> = e.split_whitespace().collect();
     let ranges: &[(&str, u32, u32, &[&str])] = match fields.len() {
         5 => &[
@@ -150,13 +172,35 @@ fn cron(e: &str) -> Result<(), String> {
             ));
         }
     };
+    let mut sets = Vec::with_capacity(6);
     for (field, &(what, lo, hi, names)) in fields.iter().zip(ranges) {
-        cron_field(field, lo, hi, names).map_err(|why| format!("{what} `{field}`: {why}"))?;
+        sets.push(
+            cron_field(field, lo, hi, names).map_err(|why| format!("{what} `{field}`: {why}"))?,
+        );
     }
-    Ok(())
+    if sets.len() == 5 {
+        sets.insert(0, 1);
+    }
+    let restricted = |i: usize| {
+        fields[fields.len() - 5 + i].trim() != "*" && fields[fields.len() - 5 + i].trim() != "?"
+    };
+    let mut weekdays = sets[5];
+    if weekdays & (1 << 7) != 0 {
+        weekdays |= 1;
+    }
+    Ok(CronSets {
+        seconds: sets[0],
+        minutes: sets[1],
+        hours: sets[2],
+        days: sets[3],
+        months: sets[4],
+        weekdays: weekdays & 0x7f,
+        either_day: restricted(2) && restricted(4),
+    })
 }
 
-fn cron_field(field: &str, lo: u32, hi: u32, names: &[&str]) -> Result<(), String> {
+/// Reads one cron field into the set of values it allows.
+fn cron_field(field: &str, lo: u32, hi: u32, names: &[&str]) -> Result<u64, String> {
     let value = |s: &str| -> Result<u32, String> {
         let lower = s.to_ascii_lowercase();
         if let Some(i) = names.iter().position(|n| *n == lower) {
@@ -171,33 +215,44 @@ fn cron_field(field: &str, lo: u32, hi: u32, names: &[&str]) -> Result<(), Strin
             Err(format!("{n} is not {lo}-{hi}"))
         }
     };
+    let mut set = 0u64;
     for part in field.split(',') {
         let (range, step) = match part.split_once('/') {
             Some((r, s)) => (r, Some(s)),
             None => (part, None),
         };
-        if let Some(step) = step {
-            match step.parse::<u32>() {
-                Ok(s) if s > 0 => {}
+        let step = match step {
+            None => 1,
+            Some(step) => match step.parse::<u32>() {
+                Ok(s) if s > 0 => s,
                 _ => return Err(format!("step `{step}` is not a positive number")),
-            }
-        }
-        match range {
-            "*" | "?" => {}
+            },
+        };
+        let (from, to) = match range {
+            "*" | "?" => (lo, hi),
             r => match r.split_once('-') {
                 Some((a, b)) => {
                     let (a, b) = (value(a)?, value(b)?);
                     if a > b {
                         return Err(format!("range {a}-{b} runs backwards"));
                     }
+                    (a, b)
                 }
+                // `n/step` runs from n to the field's end.
+                None if step > 1 => (value(r)?, hi),
                 None => {
-                    value(r)?;
+                    let n = value(r)?;
+                    (n, n)
                 }
             },
+        };
+        let mut v = from;
+        while v <= to {
+            set |= 1 << v;
+            v += step;
         }
     }
-    Ok(())
+    Ok(set)
 }
 
 #[cfg(test)]
