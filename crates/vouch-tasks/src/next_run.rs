@@ -94,7 +94,7 @@ fn next_in(sets: &CronSets, after: Timestamp) -> Option<Timestamp> {
 
 /// Whether `day`'s month, day of the month and weekday are allowed.
 fn day_allowed(sets: &CronSets, day: Date) -> bool {
-    let has = |set: u64, n: i64| n >= 0 && n < 64 && set & (1 << n) != 0;
+    let has = |set: u64, n: i64| (0..64).contains(&n) && set & (1 << n) != 0;
     if !has(sets.months, i64::from(day.month())) {
         return false;
     }
