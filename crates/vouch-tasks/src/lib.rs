@@ -48,3 +48,9 @@ pub fn validate_str(text: &str) -> Result<ValidationReport, SyntaxError> {
 pub fn task_schema() -> serde_json::Value {
     serde_json::from_str(include_str!("schema.json")).unwrap_or(serde_json::Value::Null)
 }
+
+/// Returns the instant a protocol timestamp (T7) names, in microseconds since the epoch (UTC
+/// when it gives no offset); `None` when it is not one.
+pub fn timestamp_micros(text: &str) -> Option<i64> {
+    timestamp::parse(text).ok().map(|t| t.micros)
+}

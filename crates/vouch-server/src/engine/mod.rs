@@ -8,10 +8,13 @@
 //!   confirmed in time (S4), so a worker cut off from the database stops before another can
 //!   claim its task.
 //!
+//! - `scheduler`: fires the schedules that are due, each due time once across workers.
+//!
 //! No transaction stays open while a task runs (S5).
 
 pub mod executors;
 mod lease;
+mod scheduler;
 mod worker;
 
 use std::collections::HashMap;
@@ -196,7 +199,7 @@ impl Engine {
             );
         }
         let heartbeat = lease::Heartbeat {
-            store,
+            store: Arc::clone(&store),
             signals: Arc::clone(&signals),
             stop: Arc::clone(&stop),
             lease: config.lease,
@@ -205,6 +208,16 @@ impl Engine {
             std::thread::Builder::new()
                 .name("vouch-heartbeat".into())
                 .spawn(move || heartbeat.run())?,
+        );
+        let scheduler = scheduler::Scheduler {
+            store: Arc::clone(&store),
+            signals: Arc::clone(&signals),
+            stop: Arc::clone(&stop),
+        };
+        threads.push(
+            std::thread::Builder::new()
+                .name("vouch-scheduler".into())
+                .spawn(move || scheduler.run())?,
         );
         let watchdog = lease::Watchdog {
             signals: Arc::clone(&signals),

@@ -205,9 +205,14 @@ impl Service {
         if let Some(failure) = failure_of(&report.errors, &report.warnings) {
             return Err(failure);
         }
-        let tasks = doc.typed_tasks().map_err(|(i, e)| {
+        let mut tasks = doc.typed_tasks().map_err(|(i, e)| {
             Failure::invalid_params(format!("task {} does not read: {e}", doc.path(i)))
         })?;
+        // Each enabled schedule gets its first due time (the service computes it).
+        let now = jiff::Timestamp::now();
+        for task in &mut tasks {
+            super::schedule::plan(task, now);
+        }
         let root = tasks
             .iter()
             .find(|t| t.parent_id.is_none())

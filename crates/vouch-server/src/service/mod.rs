@@ -22,6 +22,7 @@ mod create;
 mod fields;
 mod params;
 mod read;
+pub(crate) mod schedule;
 mod wire;
 mod write;
 

@@ -54,7 +54,18 @@ impl Service {
                 json!({"field": key, "task_id": id}),
             ));
         }
+        if fields.contains_key("next_run_at") {
+            return Err(Failure::invalid_params(
+                "`next_run_at` is computed by the scheduler; change the schedule's fields instead",
+            ));
+        }
         let mut task = patched(&stored, &fields)?;
+        if super::schedule::SCHEDULE_FIELDS
+            .iter()
+            .any(|k| fields.contains_key(*k))
+        {
+            super::schedule::plan(&mut task, jiff::Timestamp::now());
+        }
         if task.status != stored.status {
             check_transition(stored.status, task.status).map_err(|issue| {
                 Failure::new(

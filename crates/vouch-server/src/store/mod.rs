@@ -17,7 +17,7 @@ use vouch_tasks::{Status, Task};
 
 use crate::clock::{Now, now};
 pub use faults::Faults;
-pub use ops::{Openness, Started, Updated};
+pub use ops::{Fired, Openness, Started, Updated};
 use sql::Sql;
 
 /// Why the store could not answer.
@@ -289,6 +289,19 @@ impl Store {
     pub fn start(&self, root: &str) -> Result<Result<Started, Vec<String>>, StoreError> {
         let now = now();
         self.tx_events(|sql| ops::start(sql, root, &now))
+    }
+
+    /// Returns the tasks whose schedule is due at `now_ms` (milliseconds since the epoch), with
+    /// their due times, earliest first, at most `limit`.
+    pub fn due(&self, now_ms: i64, limit: i64) -> Result<Vec<(String, i64)>, StoreError> {
+        self.read(|sql| ops::due(sql, now_ms, limit))
+    }
+
+    /// Fires the due time `due_ms` of task `id`'s schedule, unless another worker did first
+    /// (`None`): the schedule moves on and its scope runs again.
+    pub fn fire(&self, id: &str, due_ms: i64) -> Result<Option<Fired>, StoreError> {
+        let now = now();
+        self.tx_events(|sql| ops::fire(sql, id, due_ms, &now))
     }
 
     /// Cancels the tasks `ids` that are pending or running, and what required them.

@@ -25,6 +25,11 @@ const MIGRATIONS: &[Migration] = &[
         "event transactions",
         include_str!("migrations/postgres/0002_event_transactions.sql"),
     ),
+    (
+        3,
+        "schedules",
+        include_str!("migrations/postgres/0003_schedules.sql"),
+    ),
 ];
 
 /// Connections kept for reuse.

@@ -12,7 +12,14 @@ use super::sql::{Row, Sql, Val};
 use super::{Backend, Migration, StoreError};
 
 /// The migrations, in order.
-const MIGRATIONS: &[Migration] = &[(1, "tasks", include_str!("migrations/sqlite/0001_tasks.sql"))];
+const MIGRATIONS: &[Migration] = &[
+    (1, "tasks", include_str!("migrations/sqlite/0001_tasks.sql")),
+    (
+        2,
+        "schedules",
+        include_str!("migrations/sqlite/0002_schedules.sql"),
+    ),
+];
 
 /// The SQLite backend: a connection that writes, and one that reads (WAL lets a reader see
 /// the last committed state while the writer works, so reads never wait behind a write).

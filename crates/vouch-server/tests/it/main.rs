@@ -13,3 +13,4 @@ mod lifecycle;
 mod model;
 mod postgres;
 mod races;
+mod schedules;

@@ -5,6 +5,7 @@
 mod events;
 mod lifecycle;
 mod rows;
+mod schedule;
 mod update;
 
 pub(crate) use events::events;
@@ -14,5 +15,7 @@ pub(crate) use rows::{
     children, counts, dependency_results, dependents, descendants, get, insert, list, root_of,
     subtree, tree,
 };
+pub use schedule::Fired;
+pub(crate) use schedule::{due, fire};
 pub use update::Updated;
 pub(crate) use update::{delete, update};

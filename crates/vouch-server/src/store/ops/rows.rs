@@ -166,6 +166,16 @@ pub(crate) fn counts(sql: &mut dyn Sql) -> Result<Vec<(String, i64)>, StoreError
         .collect())
 }
 
+/// When `task`'s enabled schedule is next due, in milliseconds since the epoch; `None` when it
+/// has no enabled schedule with a next time.
+pub(crate) fn next_run_ms(task: &Task) -> Option<i64> {
+    if task.schedule_enabled != Some(true) {
+        return None;
+    }
+    let at = vouch_tasks::timestamp_micros(task.next_run_at.as_deref()?)?;
+    Some(at.div_euclid(1000))
+}
+
 /// The body stored for `task`.
 fn body(task: &Task) -> Result<String, StoreError> {
     serde_json::to_string(task).map_err(|e| StoreError::Corrupt(e.to_string()))
@@ -181,7 +191,7 @@ const INSERT_BATCH: usize = 200;
 /// Inserts the tasks of one tree, whose root is `root`. Ids must be new.
 pub(crate) fn insert(sql: &mut dyn Sql, tasks: &[Task], root: &str) -> Result<(), StoreError> {
     for chunk in tasks.chunks(INSERT_BATCH) {
-        let mut params: Vec<Val> = Vec::with_capacity(chunk.len() * 14);
+        let mut params: Vec<Val> = Vec::with_capacity(chunk.len() * 15);
         for task in chunk {
             params.extend([
                 task.id.as_str().into(),
@@ -190,7 +200,7 @@ pub(crate) fn insert(sql: &mut dyn Sql, tasks: &[Task], root: &str) -> Result<()
             ]);
             params.extend(written(task)?);
         }
-        let rows = vec!["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"; chunk.len()].join(", ");
+        let rows = vec!["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"; chunk.len()].join(", ");
         sql.exec(
             &format!("INSERT INTO tasks (id, root_id, created_at, {WRITTEN}) VALUES {rows}"),
             &params,
@@ -201,10 +211,10 @@ pub(crate) fn insert(sql: &mut dyn Sql, tasks: &[Task], root: &str) -> Result<()
 
 /// The columns a caller's task sets, in the order [`written`] gives their values.
 pub(super) const WRITTEN: &str = "parent_id, user_id, priority, status, progress, result, error, \
-     updated_at, started_at, completed_at, body";
+     updated_at, started_at, completed_at, body, next_run_ms";
 
 /// The values of [`WRITTEN`] for `task`.
-pub(super) fn written(task: &Task) -> Result<[Val; 11], StoreError> {
+pub(super) fn written(task: &Task) -> Result<[Val; 12], StoreError> {
     Ok([
         task.parent_id.clone().into(),
         task.user_id.clone().into(),
@@ -217,6 +227,7 @@ pub(super) fn written(task: &Task) -> Result<[Val; 11], StoreError> {
         task.started_at.clone().into(),
         task.completed_at.clone().into(),
         body(task)?.into(),
+        next_run_ms(task).into(),
     ])
 }
 

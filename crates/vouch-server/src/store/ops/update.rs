@@ -91,7 +91,12 @@ pub(crate) fn update(
         now.text.as_str().into(),
     ];
     for (i, column) in WRITTEN.split(',').map(str::trim).enumerate() {
-        if COLUMN_FIELDS.contains(&column) && changed.contains(&column) {
+        // The next due time follows the schedule's fields the update changed.
+        let schedule = column == "next_run_ms"
+            && ["next_run_at", "schedule_enabled"]
+                .iter()
+                .any(|k| changed.contains(k));
+        if schedule || COLUMN_FIELDS.contains(&column) && changed.contains(&column) {
             sets.push(format!("{column} = ?"));
             params.push(values[i].clone());
         }
