@@ -210,7 +210,7 @@ impl Engine {
                 .spawn(move || heartbeat.run())?,
         );
         let scheduler = scheduler::Scheduler {
-            store: Arc::clone(&store),
+            store,
             signals: Arc::clone(&signals),
             stop: Arc::clone(&stop),
         };

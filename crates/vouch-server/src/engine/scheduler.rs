@@ -35,7 +35,7 @@ impl Scheduler {
                             Ok(Some(_)) => fired = true,
                             Ok(None) => {}
                             Err(e) => {
-                                tracing::warn!(task = %id, error = %e, "a due schedule could not fire")
+                                tracing::warn!(task = %id, error = %e, "a due schedule could not fire");
                             }
                         }
                     }
@@ -43,7 +43,9 @@ impl Scheduler {
                         self.signals.wake();
                     }
                 }
-                Err(e) => tracing::warn!(error = %e, "the scheduler could not read what is due"),
+                Err(e) => {
+                    tracing::warn!(error = %e, "the scheduler could not read what is due");
+                }
             }
             std::thread::sleep(TICK);
         }

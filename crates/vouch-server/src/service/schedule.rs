@@ -56,7 +56,6 @@ pub(crate) fn first_due(
     let from = start.filter(|s| *s > now);
     match (kind, from) {
         (ScheduleType::Interval, Some(start)) => Some(start),
-        (ScheduleType::Interval, None) => next_run(kind, expr, now),
         (_, Some(start)) => next_run(kind, expr, start.checked_sub(1.millisecond()).ok()?),
         (_, None) => next_run(kind, expr, now),
     }
