@@ -70,7 +70,7 @@ pub(crate) fn instant(text: Option<&str>) -> Option<Timestamp> {
 mod tests {
     use super::*;
 
-    fn task(fields: serde_json::Value) -> Task {
+    fn task(fields: &serde_json::Value) -> Task {
         let mut base = serde_json::json!({"id": "3f2b8c1e-9d4a-4f6b-8a2c-1e5d7f9b0a3c", "name": "s", "status": "pending"});
         if let (Some(b), Some(f)) = (base.as_object_mut(), fields.as_object()) {
             b.extend(f.clone());
@@ -82,33 +82,33 @@ mod tests {
     fn a_schedule_is_planned_within_its_window_and_runs() {
         let now: Timestamp = "2026-11-25T10:00:00Z".parse().expect("a time");
         let mut t = task(
-            serde_json::json!({"schedule_enabled": true, "schedule_type": "interval", "schedule_expression": "60"}),
+            &serde_json::json!({"schedule_enabled": true, "schedule_type": "interval", "schedule_expression": "60"}),
         );
         plan(&mut t, now);
         assert_eq!(t.next_run_at.as_deref(), Some("2026-11-25T10:01:00Z"));
         let mut t = task(
-            serde_json::json!({"schedule_enabled": true, "schedule_type": "daily", "schedule_expression": "09:00",
+            &serde_json::json!({"schedule_enabled": true, "schedule_type": "daily", "schedule_expression": "09:00",
             "schedule_start_at": "2026-12-01T00:00:00Z"}),
         );
         plan(&mut t, now);
         assert_eq!(t.next_run_at.as_deref(), Some("2026-12-01T09:00:00Z"));
         // Past its end: off.
         let mut t = task(
-            serde_json::json!({"schedule_enabled": true, "schedule_type": "daily", "schedule_expression": "09:00",
+            &serde_json::json!({"schedule_enabled": true, "schedule_type": "daily", "schedule_expression": "09:00",
             "schedule_end_at": "2026-11-26T08:00:00Z"}),
         );
         plan(&mut t, now);
         assert_eq!((t.next_run_at, t.schedule_enabled), (None, Some(false)));
         // Its runs used up: off.
         let mut t = task(
-            serde_json::json!({"schedule_enabled": true, "schedule_type": "interval", "schedule_expression": "5",
+            &serde_json::json!({"schedule_enabled": true, "schedule_type": "interval", "schedule_expression": "5",
             "max_runs": 2, "run_count": 2}),
         );
         plan(&mut t, now);
         assert_eq!((t.next_run_at, t.schedule_enabled), (None, Some(false)));
         // Not enabled: no next time.
         let mut t = task(
-            serde_json::json!({"schedule_type": "interval", "schedule_expression": "5", "next_run_at": "2026-11-25T10:00:05Z"}),
+            &serde_json::json!({"schedule_type": "interval", "schedule_expression": "5", "next_run_at": "2026-11-25T10:00:05Z"}),
         );
         plan(&mut t, now);
         assert_eq!(t.next_run_at, None);

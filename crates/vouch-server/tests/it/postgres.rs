@@ -200,3 +200,46 @@ fn starting_a_tree_waits_for_a_task_that_is_ending_and_counts_after_it() {
     // A task that runs is not deleted.
     assert!(store.delete(&id(2)).unwrap().is_err());
 }
+
+#[test]
+fn three_workers_fire_each_due_time_of_a_schedule_once() {
+    let pg = cluster();
+    let store = Store::open(pg.url()).unwrap();
+    // A root due now, every second, three runs in all.
+    let due = jiff::Timestamp::now().to_string();
+    let task: vouch_tasks::Task = serde_json::from_value(json!({
+        "id": id(0), "name": "scheduled", "status": "pending",
+        "schemas": {"method": "aggregate_results"},
+        "schedule_enabled": true, "schedule_type": "interval", "schedule_expression": "1",
+        "max_runs": 3, "next_run_at": due
+    }))
+    .unwrap();
+    store.insert(&[task], &id(0)).unwrap();
+    let url = Arc::new(pg.url().to_owned());
+    let schedulers: Vec<_> = (0..3)
+        .map(|_| {
+            let url = Arc::clone(&url);
+            std::thread::spawn(move || {
+                let store = Store::open(&url).unwrap();
+                let mut fired = 0;
+                let until = std::time::Instant::now() + std::time::Duration::from_millis(3600);
+                while std::time::Instant::now() < until {
+                    let now = jiff::Timestamp::now().as_millisecond();
+                    for (task, at) in store.due(now, 10).unwrap() {
+                        if store.fire(&task, at).unwrap().is_some() {
+                            fired += 1;
+                        }
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+                fired
+            })
+        })
+        .collect();
+    let fired: u64 = schedulers.into_iter().map(|s| s.join().unwrap()).sum();
+    let task = store.get(&id(0)).unwrap().unwrap();
+    assert_eq!(fired, 3, "{task:?}");
+    assert_eq!(task.run_count, Some(3));
+    assert_eq!(task.schedule_enabled, Some(false));
+    assert_eq!(task.next_run_at, None);
+}

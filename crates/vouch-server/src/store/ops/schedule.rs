@@ -94,10 +94,7 @@ pub(crate) fn fire(
             }
         }
         event(sql, id, "schedule_fired")?;
-        match start(sql, &root, now)? {
-            Ok(started) => Some(started),
-            Err(_) => None,
-        }
+        start(sql, &root, now)?.ok()
     };
     Ok(Some(Fired {
         task_id: id.to_owned(),
