@@ -122,6 +122,25 @@ fn apflow_s_cli_creates_reads_updates_clones_cancels_counts_and_deletes() {
     // The tree (2), the task alone (1) and the clone (2); one of them cancelled.
     assert_eq!(counts["total"], 5, "{counts}");
     assert_eq!(counts["cancelled"], 1, "{counts}");
+    // A schedule in the data model's syntax, listed by apflow's `tasks scheduled list`.
+    let weekly = serde_json::json!([{"id": "00000000-0000-4000-8000-0000000000a4", "name": "weekly",
+        "schemas": {"method": "aggregate_results_executor"}, "schedule_enabled": true,
+        "schedule_type": "weekly", "schedule_expression": "mon,wed@09:30"}]);
+    std::fs::write(home.join("weekly.json"), weekly.to_string()).unwrap();
+    apflow(&venv, home, &url, &["tasks", "create", "-f", "weekly.json"]);
+    let scheduled = apflow(
+        &venv,
+        home,
+        &url,
+        &["tasks", "scheduled", "list", "-f", "json"],
+    );
+    assert!(scheduled.contains("mon,wed@09:30"), "{scheduled}");
+    apflow(
+        &venv,
+        home,
+        &url,
+        &["tasks", "delete", "00000000-0000-4000-8000-0000000000a4"],
+    );
     apflow(&venv, home, &url, &["tasks", "delete", ALONE]);
     let counted = apflow(&venv, home, &url, &["tasks", "count", "-f", "json"]);
     assert!(counted.contains("\"total\": 4"), "{counted}");

@@ -23,6 +23,7 @@ mod fields;
 mod params;
 mod read;
 pub(crate) mod schedule;
+mod scheduled;
 mod wire;
 mod write;
 
@@ -99,6 +100,8 @@ impl Methods for Service {
             "tasks.count" => self.count(&p),
             "tasks.running.status" => self.running_status(&p),
             "tasks.clone" => self.clone_tree(&p),
+            "tasks.scheduled.list" => self.scheduled_list(&p),
+            "tasks.scheduled.due" => self.scheduled_due(&p),
             "system.health" => self.health(),
             _ => Err(Failure::method_not_found(method)),
         }

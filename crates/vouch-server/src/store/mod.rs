@@ -297,6 +297,17 @@ impl Store {
         self.read(|sql| ops::due(sql, now_ms, limit))
     }
 
+    /// Returns the tasks with a schedule (only enabled ones with `enabled_only`; only those due
+    /// by `before_ms` when given), earliest next time first, at most `limit`.
+    pub fn scheduled(
+        &self,
+        enabled_only: bool,
+        before_ms: Option<i64>,
+        limit: i64,
+    ) -> Result<Vec<Task>, StoreError> {
+        self.read(|sql| ops::scheduled(sql, enabled_only, before_ms, limit))
+    }
+
     /// Fires the due time `due_ms` of task `id`'s schedule, unless another worker did first
     /// (`None`): the schedule moves on and its scope runs again.
     pub fn fire(&self, id: &str, due_ms: i64) -> Result<Option<Fired>, StoreError> {

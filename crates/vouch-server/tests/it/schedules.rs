@@ -74,6 +74,15 @@ fn a_weekly_schedule_in_the_data_model_s_syntax_is_planned_and_listed() {
     let t = s.ok("tasks.get", &json!({"task_id": id(1)}));
     let next = t["next_run_at"].as_str().unwrap();
     assert!(next.ends_with("T09:30:00Z"), "{t:#}");
+    let listed = s.ok("tasks.scheduled.list", &json!({}));
+    assert_eq!(listed[0]["id"], id(1).as_str(), "{listed:#}");
+    // Not due yet.
+    assert_eq!(s.ok("tasks.scheduled.due", &json!({})), json!([]));
+    let due = s.ok(
+        "tasks.scheduled.due",
+        &json!({"before": "2099-01-01T00:00:00Z"}),
+    );
+    assert_eq!(due[0]["id"], id(1).as_str(), "{due:#}");
     // The scheduler computes it; a client may not write it.
     let e = s.err(
         "tasks.update",
@@ -87,4 +96,7 @@ fn a_weekly_schedule_in_the_data_model_s_syntax_is_planned_and_listed() {
     );
     let t = s.ok("tasks.get", &json!({"task_id": id(1)}));
     assert_eq!(t["next_run_at"], Value::Null);
+    assert_eq!(s.ok("tasks.scheduled.list", &json!({})), json!([]));
+    let all = s.ok("tasks.scheduled.list", &json!({"enabled_only": false}));
+    assert_eq!(all[0]["id"], id(1).as_str(), "{all:#}");
 }

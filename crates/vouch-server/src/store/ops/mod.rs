@@ -16,6 +16,6 @@ pub(crate) use rows::{
     subtree, tree,
 };
 pub use schedule::Fired;
-pub(crate) use schedule::{due, fire};
+pub(crate) use schedule::{due, fire, scheduled};
 pub use update::Updated;
 pub(crate) use update::{delete, update};

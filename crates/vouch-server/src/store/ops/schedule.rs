@@ -45,6 +45,37 @@ pub(crate) fn due(
         .collect())
 }
 
+/// Returns the tasks with a schedule, earliest next time first: with `enabled_only`, those whose
+/// schedule is on (and, with `before_ms`, due by then); otherwise also those whose schedule is
+/// configured but off. At most `limit`.
+pub(crate) fn scheduled(
+    sql: &mut dyn Sql,
+    enabled_only: bool,
+    before_ms: Option<i64>,
+    limit: i64,
+) -> Result<Vec<Task>, StoreError> {
+    let (filter, mut params): (&str, Vec<Val>) = match (enabled_only, before_ms) {
+        (_, Some(before)) => (
+            "next_run_ms IS NOT NULL AND next_run_ms <= ?",
+            vec![before.into()],
+        ),
+        (true, None) => ("next_run_ms IS NOT NULL", vec![]),
+        // A configured schedule keeps its type in the stored body (null fields are left out).
+        (false, None) => (
+            "(next_run_ms IS NOT NULL OR body LIKE '%\"schedule_type\":\"%')",
+            vec![],
+        ),
+    };
+    params.push(limit.into());
+    super::rows::tasks(
+        sql,
+        &format!(
+            "SELECT {COLUMNS} FROM tasks WHERE {filter} ORDER BY next_run_ms IS NULL, next_run_ms, seq LIMIT ?"
+        ),
+        &params,
+    )
+}
+
 /// Fires the due time `due_ms` of task `id`, unless another worker did (then `None`).
 pub(crate) fn fire(
     sql: &mut dyn Sql,
