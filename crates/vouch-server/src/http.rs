@@ -105,6 +105,7 @@ pub fn router(
     let public = Router::new()
         .route("/.well-known/agent-card", get(agent_card))
         .route("/.well-known/agent-card.json", get(agent_card))
+        .route("/ui", get(dashboard))
         .with_state(shared.clone());
     Router::new()
         .route("/", post(call))
@@ -128,6 +129,21 @@ async fn agent_card(State(shared): State<Shared>, headers: HeaderMap) -> Respons
         StatusCode::OK,
         [(header::CONTENT_TYPE, "application/json")],
         crate::agent_card::card(&format!("http://{host}")).to_string(),
+    )
+        .into_response()
+}
+
+/// `GET /ui`: the live dashboard's page (it holds no data; its calls carry the token).
+async fn dashboard(State(shared): State<Shared>) -> Response {
+    log(&shared, format_args!("GET /ui 200"));
+    (
+        StatusCode::OK,
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            (header::CONTENT_SECURITY_POLICY, crate::dashboard::CSP),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        crate::dashboard::PAGE,
     )
         .into_response()
 }

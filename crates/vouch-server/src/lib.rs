@@ -30,6 +30,7 @@
 mod agent_card;
 pub mod client;
 mod clock;
+mod dashboard;
 pub mod engine;
 pub mod http;
 pub mod rpc;

@@ -7,6 +7,7 @@ mod agent_tests;
 mod apflow_client;
 mod approval;
 mod cli_agents;
+mod dashboard;
 mod fuseraft;
 mod gate;
 mod help;

@@ -57,7 +57,7 @@ impl Served {
         )
     }
 
-    fn client(&self) -> Client {
+    pub(crate) fn client(&self) -> Client {
         Client::new(self.url.as_deref().unwrap(), None)
     }
 
