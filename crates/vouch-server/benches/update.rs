@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::json;
 use vouch_server::engine::{Registry, Signals};
-use vouch_server::rpc::Methods;
+use vouch_server::rpc::{Extras, Methods};
 use vouch_server::service::Service;
 use vouch_server::store::Store;
 
@@ -46,6 +46,7 @@ fn service(n: u32) -> (tempfile::TempDir, Service) {
         .call(
             "tasks.update",
             Some(&json!({"task_id": id(1), "status": "in_progress"})),
+            Extras::default(),
         )
         .expect("task 1 started");
     (dir, service)
@@ -61,6 +62,7 @@ fn progress(bencher: divan::Bencher<'_, '_>, n: u32) {
             .call(
                 "tasks.update",
                 Some(&json!({"task_id": id(1), "progress": f64::from(step) / 100.0})),
+                Extras::default(),
             )
             .expect("an update")
     });

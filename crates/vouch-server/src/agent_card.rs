@@ -1,6 +1,7 @@
 //! The A2A agent card (`GET /.well-known/agent-card`, the interface page's SHOULD): who this
 //! node is, where it answers, what it can do — the protocol's methods as skills, streaming (the
-//! event stream at `GET /events/{root_id}`); push notifications are not offered yet.
+//! event stream at `GET /events/{root_id}`, or `tasks.execute` answered as a stream) and push
+//! notifications (`configuration.push_notification_config`).
 
 use serde_json::{Value, json};
 
@@ -59,7 +60,7 @@ pub(crate) fn card(url: &str) -> Value {
         "url": url,
         "version": env!("CARGO_PKG_VERSION"),
         "protocol_version": "1.0",
-        "capabilities": {"streaming": true, "push_notifications": false},
+        "capabilities": {"streaming": true, "push_notifications": true},
         "default_input_modes": ["application/json"],
         "default_output_modes": ["application/json"],
         "skills": skills,

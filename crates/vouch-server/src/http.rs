@@ -227,6 +227,15 @@ async fn call(State(shared): State<Shared>, uri: Uri, body: Bytes) -> Response {
     let service = Arc::clone(&shared.service);
     let answer = tokio::task::spawn_blocking(move || rpc::handle(&body, service.as_ref())).await;
     let response = match answer {
+        Ok(Some(bytes)) if methods == "tasks.execute" => match streamed(&shared, &bytes) {
+            Some(stream) => stream,
+            None => (
+                StatusCode::OK,
+                [(header::CONTENT_TYPE, "application/json")],
+                bytes,
+            )
+                .into_response(),
+        },
         Ok(Some(bytes)) => (
             StatusCode::OK,
             [(header::CONTENT_TYPE, "application/json")],
@@ -250,6 +259,41 @@ async fn call(State(shared): State<Shared>, uri: Uri, body: Bytes) -> Response {
         ),
     );
     response
+}
+
+/// The answer of a `tasks.execute` call that asked for streaming (`use_streaming`,
+/// `metadata.stream`): a Server-Sent Events stream whose first message, `response`, is the
+/// JSON-RPC response, followed by the tree's events of this run (as `GET /events/{root_id}`
+/// sends them, with `protocol: "a2a"` in each for an A2A request). `None` when the call did not
+/// ask, failed, or no stream place is free (then the response goes as JSON).
+fn streamed(shared: &Shared, response: &[u8]) -> Option<Response> {
+    let parsed: Value = serde_json::from_slice(response).ok()?;
+    let result = parsed.get("result")?;
+    if result.get("streaming") != Some(&Value::Bool(true)) {
+        return None;
+    }
+    let root = result.get("root_task_id")?.as_str()?.to_owned();
+    let after = result.get("events_after").and_then(Value::as_i64)?;
+    let a2a = result.pointer("/metadata/protocol").is_some();
+    let slot = Slot::take(&shared.streams)?;
+    let first = SseEvent::default()
+        .event("response")
+        .data(String::from_utf8_lossy(response));
+    let events = stream_of(
+        Arc::clone(shared.service.store()),
+        root,
+        after,
+        shared.shutdown.clone(),
+        slot,
+        shared.idle,
+        a2a,
+    );
+    let body = stream::once(async move { Ok::<_, Infallible>(first) }).chain(events);
+    Some(
+        Sse::new(body)
+            .keep_alive(KeepAlive::default())
+            .into_response(),
+    )
 }
 
 /// An error response outside any call (no id to answer under).
@@ -339,6 +383,7 @@ async fn events(
         shared.shutdown.clone(),
         slot,
         shared.idle,
+        false,
     ))
     .keep_alive(KeepAlive::default())
     .into_response()
@@ -377,12 +422,14 @@ struct Cursor {
     moved: Instant,
     /// How long it may stay still.
     idle: Duration,
+    /// Adds `protocol: "a2a"` to each event's data.
+    a2a: bool,
     _slot: Slot,
 }
 
 /// The events of tree `root` after event `after`, as they come, until every task of the tree
 /// has ended and every event has been sent, the tree has been still for `idle`, or the server
-/// shuts down.
+/// shuts down. With `a2a`, each event's data carries `protocol: "a2a"`.
 fn stream_of(
     store: Arc<Store>,
     root: String,
@@ -390,6 +437,7 @@ fn stream_of(
     shutdown: watch::Receiver<bool>,
     slot: Slot,
     idle: Duration,
+    a2a: bool,
 ) -> impl Stream<Item = Result<SseEvent, Infallible>> {
     let cursor = Cursor {
         written: store.written(),
@@ -400,6 +448,7 @@ fn stream_of(
         shutdown,
         moved: Instant::now(),
         idle,
+        a2a,
         _slot: slot,
     };
     stream::unfold(cursor, |mut c| async move {
@@ -424,13 +473,15 @@ fn stream_of(
                     if let Some(last) = events.last() {
                         c.after = last.id;
                     }
+                    let a2a = c.a2a;
                     let batch: Vec<Result<SseEvent, Infallible>> = events
                         .into_iter()
                         .map(|e| {
+                            let data = if a2a { tagged(&e.data) } else { e.data };
                             Ok(SseEvent::default()
                                 .id(e.id.to_string())
                                 .event(e.kind)
-                                .data(e.data))
+                                .data(data))
                         })
                         .collect();
                     return Some((stream::iter(batch), c));
@@ -458,6 +509,17 @@ fn stream_of(
         }
     })
     .flatten()
+}
+
+/// An event's data with `protocol: "a2a"` (the page's MUST for A2A event data).
+fn tagged(data: &str) -> String {
+    match serde_json::from_str::<Value>(data) {
+        Ok(Value::Object(mut m)) => {
+            m.insert("protocol".into(), Value::String("a2a".into()));
+            Value::Object(m).to_string()
+        }
+        _ => data.to_owned(),
+    }
 }
 
 #[cfg(test)]

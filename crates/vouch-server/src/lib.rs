@@ -9,11 +9,11 @@
 //!
 //! ```
 //! use serde_json::{Value, json};
-//! use vouch_server::rpc::{self, Failure, Methods};
+//! use vouch_server::rpc::{self, Extras, Failure, Methods};
 //!
 //! struct Echo;
 //! impl Methods for Echo {
-//!     fn call(&self, method: &str, params: Option<&Value>) -> Result<Value, Failure> {
+//!     fn call(&self, method: &str, params: Option<&Value>, _: Extras<'_>) -> Result<Value, Failure> {
 //!         match method {
 //!             "echo" => Ok(params.cloned().unwrap_or(Value::Null)),
 //!             _ => Err(Failure::method_not_found(method)),

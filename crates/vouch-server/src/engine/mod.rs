@@ -9,11 +9,14 @@
 //!   claim its task.
 //!
 //! - `scheduler`: fires the schedules that are due, each due time once across workers.
+//! - `pusher`: sends trees' events to their push notification callbacks, each target by the
+//!   worker holding its lease, with bounded retries, every delivery recorded.
 //!
 //! No transaction stays open while a task runs (S5).
 
 pub mod executors;
 mod lease;
+mod pusher;
 mod scheduler;
 mod worker;
 
@@ -175,7 +178,8 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// Starts `config.concurrency` workers, a heartbeat and a watchdog on `store`.
+    /// Starts `config.concurrency` workers, a heartbeat, the scheduler, the pusher and a
+    /// watchdog on `store`.
     pub fn start(
         store: Arc<Store>,
         registry: &Arc<Registry>,
@@ -210,7 +214,7 @@ impl Engine {
                 .spawn(move || heartbeat.run())?,
         );
         let scheduler = scheduler::Scheduler {
-            store,
+            store: Arc::clone(&store),
             signals: Arc::clone(&signals),
             stop: Arc::clone(&stop),
         };
@@ -218,6 +222,17 @@ impl Engine {
             std::thread::Builder::new()
                 .name("vouch-scheduler".into())
                 .spawn(move || scheduler.run())?,
+        );
+        let pusher = pusher::Pusher {
+            store,
+            policy: registry.http_policy(),
+            owner: config.worker.clone(),
+            stop: Arc::clone(&stop),
+        };
+        threads.push(
+            std::thread::Builder::new()
+                .name("vouch-pusher".into())
+                .spawn(move || pusher.run())?,
         );
         let watchdog = lease::Watchdog {
             signals: Arc::clone(&signals),

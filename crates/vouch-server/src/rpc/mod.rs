@@ -112,10 +112,29 @@ impl Failure {
     }
 }
 
+/// The members the A2A request shape adds beside `params` (the interface page's "A2A
+/// Protocol Methods"), and where the call came from.
+#[derive(Debug, Default, Clone, Copy)]
+#[non_exhaustive]
+pub struct Extras<'a> {
+    /// `metadata` (`stream`).
+    pub metadata: Option<&'a Map<String, Value>>,
+    /// `configuration` (`push_notification_config`).
+    pub configuration: Option<&'a Map<String, Value>>,
+    /// True when the call is one of a batch (its answer cannot be a stream).
+    pub in_batch: bool,
+}
+
 /// The methods a service answers.
 pub trait Methods {
-    /// Answers `method` with `params` (an array or an object, when given).
-    fn call(&self, method: &str, params: Option<&Value>) -> Result<Value, Failure>;
+    /// Answers `method` with `params` (an array or an object, when given) and the request's
+    /// `extras`.
+    fn call(
+        &self,
+        method: &str,
+        params: Option<&Value>,
+        extras: Extras<'_>,
+    ) -> Result<Value, Failure>;
 }
 
 /// One response object.
@@ -170,16 +189,16 @@ pub fn handle(body: &[u8], methods: &dyn Methods) -> Option<Vec<u8>> {
         Value::Array(calls) => {
             let answers: Vec<Response> = calls
                 .into_iter()
-                .filter_map(|call| one(call, methods))
+                .filter_map(|call| one(call, methods, true))
                 .collect();
             (!answers.is_empty()).then(|| encode(&answers))
         }
-        call => one(call, methods).map(|answer| encode(&answer)),
+        call => one(call, methods, false).map(|answer| encode(&answer)),
     }
 }
 
 /// Answers one call, `None` for a notification.
-fn one(call: Value, methods: &dyn Methods) -> Option<Response> {
+fn one(call: Value, methods: &dyn Methods, in_batch: bool) -> Option<Response> {
     let Value::Object(mut call) = call else {
         return Some(invalid(Value::Null, "a call must be an object"));
     };
@@ -202,12 +221,18 @@ fn one(call: Value, methods: &dyn Methods) -> Option<Response> {
         .get("method")
         .and_then(Value::as_str)
         .unwrap_or_default();
-    let outcome = methods.call(method, call.get("params"));
+    let extras = Extras {
+        metadata: call.get("metadata").and_then(Value::as_object),
+        configuration: call.get("configuration").and_then(Value::as_object),
+        in_batch,
+    };
+    let outcome = methods.call(method, call.get("params"), extras);
     id.map(|id| Response::answer(id, outcome))
 }
 
 /// Checks the request object's members: `jsonrpc` is `"2.0"`, `method` a string, `params` an
-/// array or an object when present, nothing else.
+/// array or an object when present, `metadata` and `configuration` (the A2A shape's) objects
+/// when present, nothing else.
 fn check_envelope(call: &Map<String, Value>) -> Result<(), &'static str> {
     if call.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
         return Err("`jsonrpc` must be \"2.0\"");
@@ -222,11 +247,21 @@ fn check_envelope(call: &Map<String, Value>) -> Result<(), &'static str> {
     ) {
         return Err("`params` must be an array or an object");
     }
-    if call
-        .keys()
-        .any(|k| !matches!(k.as_str(), "jsonrpc" | "method" | "params"))
+    if ["metadata", "configuration"]
+        .iter()
+        .any(|k| call.get(*k).is_some_and(|v| !v.is_object()))
     {
-        return Err("a request has only `jsonrpc`, `method`, `params` and `id`");
+        return Err("`metadata` and `configuration` must be objects");
+    }
+    if call.keys().any(|k| {
+        !matches!(
+            k.as_str(),
+            "jsonrpc" | "method" | "params" | "metadata" | "configuration"
+        )
+    }) {
+        return Err(
+            "a request has only `jsonrpc`, `method`, `params`, `id`, and the A2A shape's `metadata` and `configuration`",
+        );
     }
     Ok(())
 }

@@ -7,7 +7,7 @@ use super::*;
 struct Echo;
 
 impl Methods for Echo {
-    fn call(&self, method: &str, params: Option<&Value>) -> Result<Value, Failure> {
+    fn call(&self, method: &str, params: Option<&Value>, _: Extras<'_>) -> Result<Value, Failure> {
         match method {
             "echo" => Ok(params.cloned().unwrap_or(Value::Null)),
             "fail" => Err(Failure::new(

@@ -11,6 +11,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Map, Value, json};
 use vouch_tasks::{Issue, OriginType, Status, Task};
 
+use super::a2a::Delivery;
 use super::{Params, Service, internal, not_found, refused};
 use crate::clock::now;
 use crate::rpc::{Failure, code};
@@ -32,7 +33,12 @@ impl Service {
         Ok(created(&checked))
     }
 
-    pub(super) fn execute(&self, params: Option<&Value>, p: &Params<'_>) -> Result<Value, Failure> {
+    pub(super) fn execute(
+        &self,
+        params: Option<&Value>,
+        p: &Params<'_>,
+        delivery: &Delivery,
+    ) -> Result<Value, Failure> {
         // `task_id` (or a bare `id`) names a stored tree; a task with a name is a new one.
         let stored =
             p.get("task_id").is_some() || (p.get("id").is_some() && p.get("name").is_none());
@@ -50,6 +56,20 @@ impl Service {
                 .insert(&checked.tasks, &checked.root)
                 .map_err(|e| internal(&e))?;
             (checked.root.clone(), created(&checked))
+        };
+        // Registered before the start, so the callback gets every event of this run; the
+        // stream starts after the tree's last event so far.
+        if let Some(target) = &delivery.push {
+            let mut target = target.clone();
+            target.protocol = delivery.a2a.then(|| "a2a".to_owned());
+            self.store
+                .push_register(&root, &target)
+                .map_err(|e| internal(&e))?;
+        }
+        let events_after = if delivery.stream {
+            self.store.last_event(&root).map_err(|e| internal(&e))?
+        } else {
+            0
         };
         // Refused and started in one transaction: no task can start between the two.
         let started = match self.store.start(&root).map_err(|e| internal(&e))? {
@@ -70,6 +90,20 @@ impl Service {
             // The page's `{root_task_id, status: "started"}`.
             a.insert("root_task_id".into(), Value::String(root.clone()));
             a.insert("status".into(), Value::String("started".into()));
+            if delivery.stream {
+                // The transport answers with the event stream from here.
+                a.insert("streaming".into(), Value::Bool(true));
+                a.insert("events_after".into(), Value::from(events_after));
+            }
+            if delivery.push.is_some() {
+                a.insert("push_notifications".into(), Value::Bool(true));
+            }
+            if delivery.a2a {
+                a.insert(
+                    "metadata".into(),
+                    json!({"protocol": "a2a", "root_task_id": root}),
+                );
+            }
         }
         Ok(answer)
     }

@@ -13,14 +13,17 @@
 //! | `tasks.tree` | `task_id` | the `{task, children}` tree under it |
 //! | `tasks.children` | `parent_id` (or `task_id`) | `children`; `tasks`, `total` |
 //! | `tasks.copy` | `task_id`, `copy_children` | `original_task_id`, `copied_task_id`, `status`; `root_id`, `ids`, `mapping` |
-//! | `tasks.execute` | `task_id`, or tasks as for `tasks.create` | `root_task_id`, `status: started`; `root_id` and what was queued |
+//! | `tasks.execute` | `task_id`, or tasks as for `tasks.create`; `use_streaming` | `root_task_id`, `status: started`; `root_id` and what was queued (`a2a.rs`: streaming, push) |
 //! | `tasks.cancel` | `task_id`, `children` | `task_id`, `status`; `cancelled` |
+//! | `tasks.push.get` | `task_id` | the tree's push callback and its deliveries (`push.rs`) |
 //! | `system.health` | none | protocol version, storage, workers |
 
+mod a2a;
 mod apflow;
 mod create;
 mod fields;
 mod params;
+mod push;
 mod read;
 pub(crate) mod schedule;
 mod scheduled;
@@ -32,7 +35,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use crate::engine::{Registry, Signals};
-use crate::rpc::{Failure, Methods, code};
+use crate::rpc::{Extras, Failure, Methods, code};
 use crate::store::{Store, StoreError};
 use params::Params;
 
@@ -82,7 +85,20 @@ impl Service {
 }
 
 impl Methods for Service {
-    fn call(&self, method: &str, params: Option<&Value>) -> Result<Value, Failure> {
+    fn call(
+        &self,
+        method: &str,
+        params: Option<&Value>,
+        extras: Extras<'_>,
+    ) -> Result<Value, Failure> {
+        let delivery = a2a::delivery(
+            method,
+            &Params::of(params)?,
+            extras,
+            self.registry.http_policy().allow_private,
+        )?;
+        let cleaned = a2a::without_delivery_keys(params);
+        let params = cleaned.as_ref().or(params);
         let p = Params::of(params)?;
         match method {
             "tasks.create" => self.create(params, &p),
@@ -93,7 +109,7 @@ impl Methods for Service {
             "tasks.tree" => self.tree(&p),
             "tasks.children" => self.children(&p),
             "tasks.copy" => self.copy(&p),
-            "tasks.execute" => self.execute(params, &p),
+            "tasks.execute" => self.execute(params, &p, &delivery),
             "tasks.cancel" if p.get("task_ids").is_some() => self.cancel_many(&p),
             "tasks.cancel" => self.cancel(&p),
             // apflow's clients' methods (`apflow.rs`).
@@ -102,6 +118,7 @@ impl Methods for Service {
             "tasks.clone" => self.clone_tree(&p),
             "tasks.scheduled.list" => self.scheduled_list(&p),
             "tasks.scheduled.due" => self.scheduled_due(&p),
+            "tasks.push.get" => self.push_get(&p),
             "system.health" => self.health(),
             _ => Err(Failure::method_not_found(method)),
         }

@@ -69,6 +69,97 @@ pub struct Event {
     pub data: String,
 }
 
+/// Where a tree's events are pushed (`configuration.push_notification_config`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PushTarget {
+    /// The callback URL.
+    pub url: String,
+    /// The HTTP method (`POST`).
+    pub method: String,
+    /// Headers sent with every callback.
+    pub headers: Vec<(String, String)>,
+    /// `a2a` when the request came in the A2A shape: the callbacks carry `protocol: "a2a"`.
+    pub protocol: Option<String>,
+}
+
+impl PushTarget {
+    /// Returns a `POST` target of `url` with `headers`.
+    pub fn new(
+        url: String,
+        headers: Vec<(String, String)>,
+        protocol: Option<String>,
+    ) -> PushTarget {
+        PushTarget {
+            url,
+            method: "POST".to_owned(),
+            headers,
+            protocol,
+        }
+    }
+}
+
+/// How one event's callback went.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct PushDelivery {
+    /// The event.
+    pub event_id: i64,
+    /// The task it is about.
+    pub task_id: String,
+    /// Its kind.
+    pub kind: String,
+    /// Requests made.
+    pub attempts: u32,
+    /// The last answer's HTTP status, when one came.
+    pub status: Option<u16>,
+    /// Why the last attempt failed.
+    pub error: Option<String>,
+    /// True when a 2xx answer came.
+    pub ok: bool,
+    /// When it was settled.
+    pub at: String,
+}
+
+impl PushDelivery {
+    /// Returns the record of `event`'s delivery.
+    pub fn of(
+        event: &Event,
+        attempts: u32,
+        status: Option<u16>,
+        error: Option<String>,
+    ) -> PushDelivery {
+        PushDelivery {
+            event_id: event.id,
+            task_id: event.task_id.clone(),
+            kind: event.kind.clone(),
+            attempts,
+            ok: error.is_none(),
+            status,
+            error,
+            at: now().text,
+        }
+    }
+}
+
+/// A tree's push target and how delivery stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PushState {
+    /// The target.
+    pub target: PushTarget,
+    /// The last event settled.
+    pub after: i64,
+    /// Events delivered.
+    pub delivered: i64,
+    /// Events given up on.
+    pub failed: i64,
+    /// True when the tree ended and every event was settled.
+    pub finished: bool,
+    /// The deliveries, oldest first.
+    pub deliveries: Vec<PushDelivery>,
+}
+
 /// Which tasks `tasks.list` returns.
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
@@ -355,9 +446,58 @@ impl Store {
         self.read(|sql| ops::events(sql, root, after, limit))
     }
 
+    /// Returns the id of tree `root`'s last event so far (0 when it has none).
+    pub fn last_event(&self, root: &str) -> Result<i64, StoreError> {
+        self.read(|sql| ops::last_event(sql, root))
+    }
+
     /// Returns how the tree `root` stands: how many tasks are open, and how many can move.
     pub fn openness(&self, root: &str) -> Result<Openness, StoreError> {
         self.read(|sql| ops::open(sql, root))
+    }
+
+    /// Registers `target` for tree `root` (replacing an earlier one); delivery starts after
+    /// the tree's events so far.
+    pub fn push_register(&self, root: &str, target: &PushTarget) -> Result<(), StoreError> {
+        let now = now();
+        self.tx(|sql| ops::push::register(sql, root, target, &now))
+    }
+
+    /// Takes the lease of up to `limit` undelivered push targets for `owner`: (root, target,
+    /// the last event settled).
+    pub fn push_claim(
+        &self,
+        owner: &str,
+        lease_ms: i64,
+        limit: i64,
+    ) -> Result<Vec<(String, PushTarget, i64)>, StoreError> {
+        self.tx(|sql| ops::push::claim(sql, owner, lease_ms, limit))
+    }
+
+    /// Records a delivery of tree `root` and moves its cursor, if `owner` still holds it.
+    pub fn push_record(
+        &self,
+        owner: &str,
+        lease_ms: i64,
+        root: &str,
+        delivery: &PushDelivery,
+    ) -> Result<bool, StoreError> {
+        self.tx(|sql| ops::push::record(sql, owner, lease_ms, root, delivery))
+    }
+
+    /// Marks tree `root`'s target done, if `owner` holds it and its cursor is still `after`.
+    pub fn push_finish(&self, owner: &str, root: &str, after: i64) -> Result<bool, StoreError> {
+        self.tx(|sql| ops::push::finish(sql, owner, root, after))
+    }
+
+    /// Gives back the push leases `owner` holds.
+    pub fn push_release(&self, owner: &str) -> Result<u64, StoreError> {
+        self.tx(|sql| ops::push::release(sql, owner))
+    }
+
+    /// Returns tree `root`'s push target and deliveries.
+    pub fn push_state(&self, root: &str) -> Result<Option<PushState>, StoreError> {
+        self.read(|sql| ops::push::state(sql, root))
     }
 
     /// Returns the dependencies of `task` with their status and result.

@@ -30,6 +30,7 @@ const MIGRATIONS: &[Migration] = &[
         "schedules",
         include_str!("migrations/postgres/0003_schedules.sql"),
     ),
+    (4, "push", include_str!("migrations/postgres/0004_push.sql")),
 ];
 
 /// Connections kept for reuse.

@@ -19,6 +19,7 @@ const MIGRATIONS: &[Migration] = &[
         "schedules",
         include_str!("migrations/sqlite/0002_schedules.sql"),
     ),
+    (3, "push", include_str!("migrations/sqlite/0003_push.sql")),
 ];
 
 /// The SQLite backend: a connection that writes, and one that reads (WAL lets a reader see

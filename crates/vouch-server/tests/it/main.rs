@@ -4,6 +4,7 @@
 
 #![expect(clippy::unwrap_used, reason = "tests fail loudly")]
 
+mod a2a;
 mod common;
 mod conformance;
 mod events;

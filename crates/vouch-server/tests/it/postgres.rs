@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::json;
-use vouch_server::store::{Outcome, Store};
+use vouch_server::store::{Outcome, PushDelivery, PushTarget, Store};
 use vouch_standin::postgres::Cluster;
 
 use crate::common::{Server, cmd, find, id};
@@ -242,4 +242,58 @@ fn three_workers_fire_each_due_time_of_a_schedule_once() {
     assert_eq!(task.run_count, Some(3));
     assert_eq!(task.schedule_enabled, Some(false));
     assert_eq!(task.next_run_at, None);
+}
+
+#[test]
+fn three_pushers_deliver_each_event_of_a_tree_once() {
+    let pg = cluster();
+    let store = Store::open(pg.url()).unwrap();
+    store.insert(&flat_tree(30), &id(0)).unwrap();
+    store
+        .push_register(
+            &id(0),
+            &PushTarget::new("https://example.com/cb".into(), vec![], None),
+        )
+        .unwrap();
+    let ids: Vec<String> = (0..=30).map(id).collect();
+    store.cancel(&ids, "to make events").unwrap();
+    let total = store.events(&id(0), 0, 1000).unwrap().len();
+    assert_eq!(total, 31);
+    let url = Arc::new(pg.url().to_owned());
+    let pushers: Vec<_> = (0..3)
+        .map(|n| {
+            let url = Arc::clone(&url);
+            std::thread::spawn(move || {
+                let store = Store::open(&url).unwrap();
+                let owner = format!("pusher-{n}");
+                let mut sent = Vec::new();
+                let until = std::time::Instant::now() + Duration::from_secs(3);
+                while std::time::Instant::now() < until {
+                    // A lease of 0 ms: every look may find the target free, so the three race
+                    // for it all the time — only the cursor's compare-and-swap keeps order.
+                    for (root, _, after) in store.push_claim(&owner, 0, 10).unwrap() {
+                        for event in store.events(&root, after, 3).unwrap() {
+                            let delivery = PushDelivery::of(&event, 1, Some(200), None);
+                            if store.push_record(&owner, 0, &root, &delivery).unwrap() {
+                                sent.push(event.id);
+                            }
+                        }
+                    }
+                }
+                sent
+            })
+        })
+        .collect();
+    let mut all: Vec<i64> = pushers
+        .into_iter()
+        .flat_map(|p| p.join().unwrap())
+        .collect();
+    let delivered = all.len();
+    all.sort_unstable();
+    all.dedup();
+    assert_eq!(all.len(), delivered, "an event was delivered twice");
+    assert_eq!(delivered, total);
+    let state = store.push_state(&id(0)).unwrap().unwrap();
+    assert_eq!(state.deliveries.len(), total);
+    assert_eq!(state.delivered, i64::try_from(total).unwrap());
 }

@@ -59,6 +59,8 @@ pub const APFLOW_NAMES: &[(&str, &str)] = &[
 #[derive(Debug, Clone)]
 pub struct Registry {
     executors: Vec<Arc<dyn Executor>>,
+    /// What outgoing requests may reach (the `http` executor's and push callbacks').
+    policy: HttpPolicy,
 }
 
 /// Whether the `command` executor confines its commands by the kernel (`vouch serve
@@ -97,7 +99,13 @@ impl Registry {
                 Arc::new(aggregate::Aggregate),
                 Arc::new(gate::GateCheck),
             ],
+            policy,
         }
+    }
+
+    /// Returns what outgoing requests may reach.
+    pub fn http_policy(&self) -> HttpPolicy {
+        self.policy
     }
 
     /// Returns the executor of `method` — vouch's name, or apflow's name of the same executor

@@ -31,6 +31,7 @@ pub(crate) fn event(sql: &mut dyn Sql, id: &str, kind: &str) -> Result<Option<Ta
         .clone()
         .unwrap_or_else(|| crate::clock::now().text);
     data.insert("timestamp".into(), Value::String(at));
+    data.insert("root_task_id".into(), Value::String(root.clone()));
     sql.exec(
         "INSERT INTO events (root_id, task_id, kind, data) VALUES (?, ?, ?, ?)",
         &[
@@ -79,4 +80,16 @@ pub(crate) fn events(
             })
         })
         .collect())
+}
+
+/// Returns the id of tree `root`'s last event (0 when it has none).
+pub(crate) fn last_event(sql: &mut dyn Sql, root: &str) -> Result<i64, StoreError> {
+    Ok(sql
+        .query(
+            "SELECT COALESCE(MAX(seq), 0) FROM events WHERE root_id = ?",
+            &[root.into()],
+        )?
+        .first()
+        .and_then(|r| r.first()?.int())
+        .unwrap_or(0))
 }

@@ -4,11 +4,12 @@
 
 mod events;
 mod lifecycle;
+pub(crate) mod push;
 mod rows;
 mod schedule;
 mod update;
 
-pub(crate) use events::events;
+pub(crate) use events::{events, last_event};
 pub use lifecycle::{Openness, Started};
 pub(crate) use lifecycle::{cancel, claim, finish, open, progress, renew, start};
 pub(crate) use rows::{
