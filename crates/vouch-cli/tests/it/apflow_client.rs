@@ -62,18 +62,7 @@ fn apflow_s_cli_creates_reads_updates_clones_cancels_counts_and_deletes() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let served = Served::start(
-        dir.path(),
-        &[
-            "--listen",
-            "127.0.0.1:0",
-            "--db",
-            "tasks.db",
-            "--concurrency",
-            "0",
-            "--quiet",
-        ],
-    );
+    let served = Served::api(dir.path(), "tasks.db");
     let url = served.url.clone().unwrap();
     let home = dir.path();
     // A tree with apflow's executor names, and a task alone.

@@ -125,18 +125,7 @@ fn the_dashboard_shows_a_tree_executing_live_and_executes_a_task_again() {
 #[test]
 fn a_tree_of_ten_thousand_tasks_renders_in_under_two_seconds() {
     let dir = tempfile::tempdir().unwrap();
-    let served = Served::start(
-        dir.path(),
-        &[
-            "--listen",
-            "127.0.0.1:0",
-            "--db",
-            "tasks.db",
-            "--concurrency",
-            "0",
-            "--quiet",
-        ],
-    );
+    let served = Served::api(dir.path(), "tasks.db");
     let url = served.url.clone().unwrap();
     let mut tasks =
         vec![json!({"id": id(0), "name": "root", "schemas": {"method": "aggregate_results"}})];

@@ -42,7 +42,7 @@ impl Served {
     }
 
     /// Starts a server that only answers requests (no worker) on the store at `db`.
-    fn api(dir: &Path, db: &str) -> Served {
+    pub(crate) fn api(dir: &Path, db: &str) -> Served {
         Served::start(
             dir,
             &[

@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 use vouch_tasks::{Issue, OriginType, Status, Task};
 
 use super::a2a::Delivery;
-use super::{Params, Service, internal, not_found, refused};
+use super::{Params, Service, internal, refused};
 use crate::clock::now;
 use crate::rpc::{Failure, code};
 
@@ -43,12 +43,7 @@ impl Service {
         let stored =
             p.get("task_id").is_some() || (p.get("id").is_some() && p.get("name").is_none());
         let (root, mut answer) = if stored {
-            let id = p.task_id()?;
-            let root = self
-                .store
-                .root_of(&id)
-                .map_err(|e| internal(&e))?
-                .ok_or_else(|| not_found(&id))?;
+            let root = self.root_of(&p.task_id()?)?;
             (root.clone(), json!({"root_id": root}))
         } else {
             let checked = self.check_new(&document(params, p)?)?;

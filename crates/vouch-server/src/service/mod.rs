@@ -73,13 +73,17 @@ impl Service {
         &self.store
     }
 
-    /// Returns every task of task `id`'s tree (-32001 for an unknown id).
-    fn tree_of(&self, id: &str) -> Result<Vec<vouch_tasks::Task>, Failure> {
-        let root = self
-            .store
+    /// Returns the root of task `id`'s tree (-32001 for an unknown id).
+    fn root_of(&self, id: &str) -> Result<String, Failure> {
+        self.store
             .root_of(id)
             .map_err(|e| internal(&e))?
-            .ok_or_else(|| not_found(id))?;
+            .ok_or_else(|| not_found(id))
+    }
+
+    /// Returns every task of task `id`'s tree (-32001 for an unknown id).
+    fn tree_of(&self, id: &str) -> Result<Vec<vouch_tasks::Task>, Failure> {
+        let root = self.root_of(id)?;
         self.store.tree(&root).map_err(|e| internal(&e))
     }
 }

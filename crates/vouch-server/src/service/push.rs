@@ -4,17 +4,12 @@
 
 use serde_json::{Value, json};
 
-use super::{Params, Service, internal, not_found};
+use super::{Params, Service, internal};
 use crate::rpc::Failure;
 
 impl Service {
     pub(super) fn push_get(&self, p: &Params<'_>) -> Result<Value, Failure> {
-        let id = p.task_id()?;
-        let root = self
-            .store
-            .root_of(&id)
-            .map_err(|e| internal(&e))?
-            .ok_or_else(|| not_found(&id))?;
+        let root = self.root_of(&p.task_id()?)?;
         let Some(state) = self.store.push_state(&root).map_err(|e| internal(&e))? else {
             return Ok(json!({"root_task_id": root, "push_notification_config": null}));
         };
