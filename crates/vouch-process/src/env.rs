@@ -10,7 +10,8 @@ pub const BASE: &[&str] = &[
     "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TERM", "TMPDIR",
 ];
 
-/// Which variables pass into a command: [`BASE`], the `LC_*` locale variables, and the names
+/// Which variables pass into a command: [`BASE`], the `LC_*` locale variables (unless a name
+/// looks like a secret), and the names
 /// or `PREFIX*` patterns a configuration adds (`Security.PassEnv`). A pattern never passes a
 /// name that looks like a secret (see [`looks_secret`]); such a variable passes only by its
 /// exact name. Names in `hidden` never pass, whatever else says so.
@@ -28,7 +29,8 @@ impl EnvPolicy {
         if self.hidden.iter().any(|h| h == name) {
             return false;
         }
-        if BASE.contains(&name) || name.starts_with("LC_") {
+        // A locale variable never looks like a secret: one that does (`LC_KEY`) is no locale.
+        if BASE.contains(&name) || (name.starts_with("LC_") && !looks_secret(name)) {
             return true;
         }
         self.pass.iter().any(|p| match p.strip_suffix('*') {
