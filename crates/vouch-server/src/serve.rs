@@ -1,6 +1,8 @@
 //! Running the service: the store opened, the engine's workers started, the HTTP listener
-//! bound; or, for `--worker`, only the workers. Ends on Ctrl-C or SIGTERM, leaving running
-//! tasks to their lease (they are run again after it, S1).
+//! bound; or, for `--worker`, only the workers. Ends on Ctrl-C or SIGTERM gracefully: no new
+//! task is taken, open requests are answered and event streams closed, running tasks finish
+//! within the shutdown timeout, and those still running then are stopped and given back to the
+//! store, where another worker claims them at once.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -34,6 +36,9 @@ pub struct Options {
     pub sandbox: crate::engine::CommandSandbox,
     /// How long an event stream stays open on a tree none of whose tasks is queued or running.
     pub stream_idle: Duration,
+    /// How long running tasks may take to finish at shutdown before they are stopped and given
+    /// back to the store.
+    pub shutdown_timeout: Duration,
 }
 
 impl Options {
@@ -51,6 +56,7 @@ impl Options {
             allow_private_http: false,
             sandbox: crate::engine::CommandSandbox::Off,
             stream_idle: crate::http::IDLE_END,
+            shutdown_timeout: Duration::from_secs(30),
         }
     }
 }
@@ -107,6 +113,7 @@ pub fn run(
         let config = Config {
             concurrency: options.concurrency,
             lease: options.lease,
+            shutdown_timeout: options.shutdown_timeout,
             ..Config::default()
         };
         Some(Engine::start(

@@ -21,8 +21,10 @@ use crate::ui::Ui;
 /// can share. Every method, code and executor: docs/server.md.
 ///
 /// Listens on 127.0.0.1 unless told otherwise; another address needs `--token-env`, since
-/// tasks run shell commands. One line per request is logged on standard error. Ctrl-C stops
-/// it; tasks running then are run again after their lease.
+/// tasks run shell commands. One line per request is logged on standard error. Ctrl-C or
+/// SIGTERM shuts it down gracefully: no new task is taken, running tasks may finish within
+/// `--shutdown-timeout`, then the rest are stopped and given back to the store for another
+/// worker at once; a second signal exits immediately (those tasks run again after their lease).
 #[derive(Debug, Args)]
 pub(crate) struct ServeArgs {
     /// Where to listen
@@ -52,6 +54,11 @@ pub(crate) struct ServeArgs {
     /// How long a worker holds a task without renewing its claim, in seconds
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
     lease: f64,
+
+    /// At shutdown, how long running tasks may take to finish before they are stopped and
+    /// given back, in seconds
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    shutdown_timeout: f64,
 
     /// Leave out the line per request
     #[arg(long, short)]
@@ -96,7 +103,11 @@ pub(crate) fn run(args: &ServeArgs, ui: &mut Ui) -> Result<u8, CommandError> {
         .ok()
         .filter(|d| *d >= Duration::from_millis(300))
         .ok_or_else(|| CommandError::input("--lease must be at least 0.3 seconds"))?;
+    let shutdown_timeout = Duration::try_from_secs_f64(args.shutdown_timeout).map_err(|_| {
+        CommandError::input("--shutdown-timeout must be a number of seconds, 0 or more")
+    })?;
     let mut options = Options::new(args.db.clone());
+    options.shutdown_timeout = shutdown_timeout;
     options.listen = (!args.worker).then_some(args.listen);
     if let Some(n) = args.concurrency {
         options.concurrency = n;
@@ -118,8 +129,17 @@ pub(crate) fn run(args: &ServeArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     };
     let stop = Arc::new(tokio::sync::Notify::new());
     let on_signal = Arc::clone(&stop);
+    let signalled = std::sync::atomic::AtomicBool::new(false);
     // A second handler cannot be installed in one process; then only the default applies.
-    let _ = ctrlc::set_handler(move || on_signal.notify_one());
+    let _ = ctrlc::set_handler(move || {
+        if signalled.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            // The second signal: out at once; what runs is claimed again after its lease.
+            eprintln!("vouch serve: a second signal: exiting now");
+            std::process::exit(i32::from(exit_codes::INTERRUPTED));
+        }
+        eprintln!("vouch serve: shutting down (a second signal exits at once)");
+        on_signal.notify_one();
+    });
     let shutdown = async move { stop.notified().await };
     let db = PathBuf::from(&args.db);
     let store = if args.db.starts_with("postgres") {

@@ -62,6 +62,16 @@ impl Served {
     }
 
     /// Kills the process with SIGKILL, as a crash would.
+    /// Sends SIGTERM; returns the exit status and how long the process took to end.
+    fn terminate(&mut self) -> (std::process::ExitStatus, Duration) {
+        let sent = Instant::now();
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let status = self.child.wait().unwrap();
+        (status, sent.elapsed())
+    }
+
     fn kill9(&mut self) {
         let _ = Command::new("kill")
             .args(["-9", &self.child.id().to_string()])
@@ -318,4 +328,62 @@ fn four_postgres_workers_run_ten_thousand_tasks_exactly_once() {
     let unique: std::collections::HashSet<&String> = ran.iter().collect();
     assert_eq!(ran.len(), n as usize, "every command ran exactly once");
     assert_eq!(unique.len(), n as usize);
+}
+
+#[test]
+fn sigterm_lets_running_tasks_finish_and_gives_the_rest_to_another_worker_at_once() {
+    let pg = cluster();
+    let dir = tempfile::tempdir().unwrap();
+    let api = Served::api(dir.path(), pg.url());
+    // A long lease: a task given back is claimed again at once, not after 30 s.
+    let worker_args = [
+        "--worker",
+        "--db",
+        pg.url(),
+        "--concurrency",
+        "2",
+        "--lease",
+        "30",
+        "--shutdown-timeout",
+        "2",
+    ];
+    let mut first = Served::start(dir.path(), &worker_args);
+    let marker = dir.path().join("long-started");
+    let quick = "sleep 1; echo finished";
+    let long = format!(
+        "if [ -f {m} ]; then echo again; else touch {m}; sleep 60; fi",
+        m = marker.display()
+    );
+    let client = api.client();
+    client
+        .call(
+            "tasks.execute",
+            &json!({"tasks": [
+                {"id": id(1), "name": "root"},
+                {"id": id(2), "name": "quick", "parent_id": id(1), "schemas": {"method": "command"}, "inputs": {"command": quick}},
+                {"id": id(3), "name": "long", "parent_id": id(1), "schemas": {"method": "command"}, "inputs": {"command": long}},
+            ]}),
+        )
+        .unwrap();
+    wait_for("both running", Duration::from_secs(30), || {
+        status(&client, 2) == "in_progress" && marker.exists()
+    });
+    let _second = Served::start(dir.path(), &worker_args);
+    let (exit, took) = first.terminate();
+    assert!(exit.success(), "{exit:?}");
+    // Within the shutdown timeout and a little: it did not wait for the 60 s command.
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    let task = |n| {
+        client
+            .call("tasks.get", &json!({"task_id": id(n)}))
+            .unwrap()
+    };
+    // The quick task finished on the first worker, recorded once.
+    assert_eq!(task(2)["status"], "completed", "{}", task(2));
+    assert_eq!(task(2)["result"]["stdout"], "finished\n");
+    // The long one was given back and run by the second worker long before its lease ran out.
+    wait_for("the long task run again", Duration::from_secs(15), || {
+        status(&client, 3) == "completed"
+    });
+    assert_eq!(task(3)["result"]["stdout"], "again\n");
 }

@@ -1,8 +1,12 @@
 //! The engine: workers that claim ready tasks from the store, run each with its executor
 //! under a lease, and record how the run ended (decisions S1–S8).
 //!
-//! - `worker`: a worker thread claims one task at a time, runs it, and records how it ended —
-//!   or records nothing, when its lease was lost or could not be confirmed (S3).
+//! - `dispatch`: one thread talks to the store for the engine: each round, one transaction
+//!   records the runs that ended and claims as many ready tasks as executors are free; at
+//!   shutdown it drains, then gives back what is still running.
+//! - `worker`: executor threads run the tasks handed to them and pass back how each ended —
+//!   or that nothing is to be recorded, when its lease was lost or could not be confirmed (S3).
+//! - `listen`: on PostgreSQL, wakes the dispatcher when another process announces ready work.
 //! - `lease`: the heartbeat renews every running lease in one statement, every third of the
 //!   lease; the watchdog, which never touches the database, stops a run whose lease was not
 //!   confirmed in time (S4), so a worker cut off from the database stops before another can
@@ -14,8 +18,10 @@
 //!
 //! No transaction stays open while a task runs (S5).
 
+mod dispatch;
 pub mod executors;
 mod lease;
+mod listen;
 mod pusher;
 mod scheduler;
 mod worker;
@@ -43,6 +49,9 @@ pub struct Config {
     pub poll: Duration,
     /// The name the store records for this worker.
     pub worker: String,
+    /// How long running tasks may take to finish when the engine shuts down; then they are
+    /// stopped and given back.
+    pub shutdown_timeout: Duration,
 }
 
 impl Default for Config {
@@ -56,6 +65,7 @@ impl Default for Config {
                 std::env::var("HOSTNAME").unwrap_or_else(|_| "local".into()),
                 std::process::id()
             ),
+            shutdown_timeout: Duration::from_secs(30),
         }
     }
 }
@@ -159,12 +169,17 @@ impl Signals {
         self.running.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn wait(&self, timeout: Duration) {
+    /// The number of wakes so far: waiting "since" it misses none that come after.
+    fn generation(&self) -> u64 {
+        *self.wake.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Waits until a wake after generation `seen`, or `timeout`.
+    fn wait_since(&self, seen: u64, timeout: Duration) {
         let (lock, cv) = &self.wake;
-        let seen = lock.lock().unwrap_or_else(PoisonError::into_inner);
-        let start = *seen;
+        let guard = lock.lock().unwrap_or_else(PoisonError::into_inner);
         let _ = cv
-            .wait_timeout_while(seen, timeout, |n| *n == start)
+            .wait_timeout_while(guard, timeout, |n| *n == seen)
             .unwrap_or_else(PoisonError::into_inner);
     }
 }
@@ -172,14 +187,18 @@ impl Signals {
 /// A running engine; dropping it does not stop it, [`Engine::shutdown`] does.
 #[derive(Debug)]
 pub struct Engine {
+    /// Ends every thread.
     stop: Arc<AtomicBool>,
+    /// True while new tasks are taken.
+    claiming: Arc<AtomicBool>,
     signals: Arc<Signals>,
+    dispatcher: Option<JoinHandle<()>>,
     threads: Vec<JoinHandle<()>>,
 }
 
 impl Engine {
-    /// Starts `config.concurrency` workers, a heartbeat, the scheduler, the pusher and a
-    /// watchdog on `store`.
+    /// Starts the dispatcher and `config.concurrency` executors, a heartbeat, the scheduler,
+    /// the pusher, the listener and a watchdog on `store`.
     pub fn start(
         store: Arc<Store>,
         registry: &Arc<Registry>,
@@ -187,14 +206,22 @@ impl Engine {
         config: &Config,
     ) -> std::io::Result<Engine> {
         let stop = Arc::new(AtomicBool::new(false));
+        let claiming = Arc::new(AtomicBool::new(true));
         let mut threads = Vec::new();
-        for i in 0..config.concurrency.max(1) {
+        let (jobs, queue) = std::sync::mpsc::channel();
+        let queue = Arc::new(Mutex::new(queue));
+        let inbox: dispatch::Inbox = Arc::default();
+        let config = Config {
+            concurrency: config.concurrency.max(1),
+            ..config.clone()
+        };
+        for i in 0..config.concurrency {
             let worker = worker::Worker {
                 store: Arc::clone(&store),
                 registry: Arc::clone(registry),
                 signals: Arc::clone(&signals),
-                stop: Arc::clone(&stop),
-                config: config.clone(),
+                jobs: Arc::clone(&queue),
+                inbox: Arc::clone(&inbox),
             };
             threads.push(
                 std::thread::Builder::new()
@@ -202,6 +229,17 @@ impl Engine {
                     .spawn(move || worker.run())?,
             );
         }
+        let dispatcher = dispatch::Dispatcher {
+            store: Arc::clone(&store),
+            signals: Arc::clone(&signals),
+            claiming: Arc::clone(&claiming),
+            config: config.clone(),
+            jobs,
+            inbox,
+        };
+        let dispatcher = std::thread::Builder::new()
+            .name("vouch-dispatcher".into())
+            .spawn(move || dispatcher.run())?;
         let heartbeat = lease::Heartbeat {
             store: Arc::clone(&store),
             signals: Arc::clone(&signals),
@@ -222,6 +260,16 @@ impl Engine {
             std::thread::Builder::new()
                 .name("vouch-scheduler".into())
                 .spawn(move || scheduler.run())?,
+        );
+        let listener = listen::Listener {
+            store: Arc::clone(&store),
+            signals: Arc::clone(&signals),
+            stop: Arc::clone(&stop),
+        };
+        threads.push(
+            std::thread::Builder::new()
+                .name("vouch-listener".into())
+                .spawn(move || listener.run())?,
         );
         let pusher = pusher::Pusher {
             store,
@@ -246,24 +294,29 @@ impl Engine {
         );
         Ok(Engine {
             stop,
+            claiming,
             signals,
+            dispatcher: Some(dispatcher),
             threads,
         })
     }
 
-    /// Stops taking tasks; the running ones go on until [`Engine::shutdown`].
+    /// Stops taking tasks; the running ones go on, for up to the shutdown timeout, until
+    /// [`Engine::shutdown`] waits for them.
     pub fn stop_claiming(&self) {
-        self.stop.store(true, Ordering::SeqCst);
+        self.claiming.store(false, Ordering::SeqCst);
         self.signals.wake();
     }
 
-    /// Stops taking tasks, stops the running ones (recording nothing: they run again after
-    /// their lease, S1), and waits for the threads.
-    pub fn shutdown(self) {
-        self.stop.store(true, Ordering::SeqCst);
-        for r in self.signals.runs().values() {
-            r.stop(Stop::Shutdown);
+    /// Shuts down gracefully: no new task is taken, the running ones finish and are recorded
+    /// within the shutdown timeout, the rest are stopped and given back to the store for
+    /// another worker; then every thread ends.
+    pub fn shutdown(mut self) {
+        self.stop_claiming();
+        if let Some(d) = self.dispatcher.take() {
+            let _ = d.join();
         }
+        self.stop.store(true, Ordering::SeqCst);
         self.signals.wake();
         for t in self.threads {
             let _ = t.join();

@@ -1,83 +1,64 @@
-//! A worker: claims one task at a time, runs it with its executor under its lease, and records
-//! how it ended — or nothing, when the run was stopped because its lease was lost or could
-//! not be confirmed, or because the process is shutting down (S1, S3, S4).
+//! An executor thread: runs the tasks the dispatcher hands it, one at a time, each with its
+//! executor under its lease, and passes back how the run ended — or that it ended with nothing
+//! to record, when it was stopped because its lease was lost or could not be confirmed, or
+//! because the process is shutting down (S1, S3, S4).
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
-use std::time::Instant;
+use std::sync::atomic::AtomicBool;
+use std::sync::mpsc::Receiver;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::json;
-use tracing::{debug, warn};
+use tracing::debug;
 
-use super::{Config, Registry, Running, Signals, Stop, check_inputs, held, lease_ms};
+use super::dispatch::{Assigned, Ended, Inbox};
+use super::{Registry, Signals, Stop, check_inputs};
 use crate::engine::Job;
-use crate::store::{Claimed, Outcome, Store};
+use crate::store::{Outcome, Store};
 
 pub(super) struct Worker {
     pub(super) store: Arc<Store>,
     pub(super) registry: Arc<Registry>,
     pub(super) signals: Arc<Signals>,
-    pub(super) stop: Arc<AtomicBool>,
-    pub(super) config: Config,
+    pub(super) jobs: Arc<Mutex<Receiver<Assigned>>>,
+    pub(super) inbox: Inbox,
 }
 
 impl Worker {
+    /// Runs what it is handed until the dispatcher is gone.
     pub(super) fn run(&self) {
-        while !self.stop.load(Ordering::SeqCst) {
-            // The lease starts when the claim commits, after this moment.
-            let asked = Instant::now();
-            match self
-                .store
-                .claim(&self.config.worker, 1, lease_ms(self.config.lease))
-            {
-                Ok(claimed) if claimed.is_empty() => self.signals.wait(self.config.poll),
-                Ok(claimed) => {
-                    for c in claimed {
-                        self.execute(c, asked);
-                    }
-                }
-                Err(e) => {
-                    warn!("claiming a task failed: {e}");
-                    self.signals.wait(self.config.poll);
-                }
-            }
-        }
-    }
-
-    fn execute(&self, claimed: Claimed, asked: Instant) {
-        let Claimed { task, attempt } = claimed;
-        let key = (task.id.clone(), attempt);
-        let run = Running {
-            cancel: Arc::new(AtomicBool::new(false)),
-            stop: Arc::new(AtomicU8::new(Stop::No as u8)),
-            confirmed_until: asked + held(self.config.lease),
-        };
-        self.signals.runs().insert(key.clone(), run.clone());
-        let outcome = self.outcome(&task, Arc::clone(&run.cancel));
-        self.signals.runs().remove(&key);
-        match run.stopped() {
-            Stop::LeaseLost | Stop::Shutdown => {
-                // The run was stopped for the lease's sake: another attempt may hold the task,
-                // or will after the lease; this one records nothing.
-                debug!(
-                    "task {} attempt {attempt}: stopped without its lease, nothing recorded",
-                    task.id
-                );
+        loop {
+            let next = self
+                .jobs
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .recv();
+            let Ok(Assigned { claimed, run }) = next else {
                 return;
-            }
-            Stop::Cancelled | Stop::No => {}
-        }
-        match self.store.finish(&task.id, attempt, &outcome) {
-            Ok(true) => {
-                self.signals.executed.fetch_add(1, Ordering::Relaxed);
-                // Dependents may be ready now.
-                self.signals.wake();
-            }
-            Ok(false) => debug!(
-                "task {} attempt {attempt}: lease lost, nothing recorded",
-                task.id
-            ),
-            Err(e) => warn!("recording task {} failed: {e}", task.id),
+            };
+            let (task, attempt) = (claimed.task, claimed.attempt);
+            let outcome = self.outcome(&task, Arc::clone(&run.cancel));
+            self.signals.runs().remove(&(task.id.clone(), attempt));
+            let outcome = match run.stopped() {
+                Stop::LeaseLost | Stop::Shutdown => {
+                    // Another attempt may hold the task, or will after the lease: this one
+                    // records nothing.
+                    debug!(
+                        "task {} attempt {attempt}: stopped without its lease, nothing recorded",
+                        task.id
+                    );
+                    None
+                }
+                Stop::Cancelled | Stop::No => Some(outcome),
+            };
+            self.inbox
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(Ended {
+                    id: task.id,
+                    attempt,
+                    outcome,
+                });
+            self.signals.wake();
         }
     }
 
@@ -101,12 +82,16 @@ impl Worker {
                 "code": crate::rpc::code::INVALID_SCHEMA,
             }));
         }
-        let dependencies = match self.store.dependency_results(task) {
-            Ok(d) => d,
-            Err(e) => {
-                return Outcome::Failed(
-                    json!({"message": format!("cannot read the dependencies: {e}")}),
-                );
+        let dependencies = if task.dependencies.is_empty() {
+            Vec::new()
+        } else {
+            match self.store.dependency_results(task) {
+                Ok(d) => d,
+                Err(e) => {
+                    return Outcome::Failed(
+                        json!({"message": format!("cannot read the dependencies: {e}")}),
+                    );
+                }
             }
         };
         let job = Job {

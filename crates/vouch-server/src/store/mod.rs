@@ -185,6 +185,9 @@ trait Backend: Send + Sync + std::fmt::Debug {
         &self,
         body: &mut dyn FnMut(&mut dyn Sql) -> Result<(), StoreError>,
     ) -> Result<(), StoreError>;
+    /// Waits for news that tasks became ready until `stop` (see [`Store::listen`]); nothing by
+    /// default.
+    fn listen(&self, _stop: &std::sync::atomic::AtomicBool, _ready: &dyn Fn()) {}
     /// Runs `body`, which only reads, in one transaction that never waits for a writer (on
     /// SQLite, a connection of its own reading the last committed state).
     fn read(
@@ -437,8 +440,48 @@ impl Store {
 
     /// Records how `attempt` of task `id` ended; false when the lease was lost.
     pub fn finish(&self, id: &str, attempt: i64, outcome: &Outcome) -> Result<bool, StoreError> {
+        let done = [(id.to_owned(), attempt, outcome.clone())];
+        Ok(self.round("", &done, 0, 0)?.0.first() == Some(&true))
+    }
+
+    /// One worker's round trip, one transaction: records how the runs of `done` (task id,
+    /// attempt, outcome) ended — whether each was recorded, in order — then claims up to `want`
+    /// tasks for `worker` with a lease of `lease_ms`.
+    pub fn round(
+        &self,
+        worker: &str,
+        done: &[(String, i64, Outcome)],
+        want: usize,
+        lease_ms: i64,
+    ) -> Result<(Vec<bool>, Vec<Claimed>), StoreError> {
         let now: Now = now();
-        self.tx_events(|sql| ops::finish(sql, id, attempt, outcome, &now))
+        self.tx_events(|sql| {
+            let recorded = if done.is_empty() {
+                Vec::new()
+            } else {
+                ops::finish_many(sql, done, &now)?
+            };
+            let claimed = if want == 0 {
+                Vec::new()
+            } else {
+                ops::claim(sql, worker, want, lease_ms, &now)?
+            };
+            Ok((recorded, claimed))
+        })
+    }
+
+    /// Gives back the runs `runs` (task id, attempt) still hold: pending and queued again, the
+    /// lease cleared, the attempt kept; returns the ids released.
+    pub fn release(&self, runs: &[(String, i64)]) -> Result<Vec<String>, StoreError> {
+        let now = now();
+        self.tx_events(|sql| ops::release(sql, runs, &now))
+    }
+
+    /// Waits for other processes' news that tasks became ready (PostgreSQL's `LISTEN`), calling
+    /// `ready` for each, until `stop`; a lost connection is reported once and made again. On
+    /// SQLite, whose writers all live in one process, it returns at once.
+    pub fn listen(&self, stop: &std::sync::atomic::AtomicBool, ready: &dyn Fn()) {
+        self.backend.listen(stop, ready);
     }
 
     /// Returns the events of tree `root` after event `after`, at most `limit`.

@@ -5,8 +5,10 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use postgres::fallible_iterator::FallibleIterator;
 use postgres::types::{IsNull, ToSql, Type, to_sql_checked};
 use postgres::{Client, NoTls, Statement};
 
@@ -35,6 +37,12 @@ const MIGRATIONS: &[Migration] = &[
 
 /// Connections kept for reuse.
 const POOL: usize = 8;
+
+/// How often the listening connection looks at the stop flag.
+const LISTEN_TICK: Duration = Duration::from_millis(250);
+
+/// How long a lost listening connection waits before connecting again.
+const LISTEN_RETRY: Duration = Duration::from_secs(1);
 
 /// A connection and the statements prepared on it, by text.
 struct Conn {
@@ -259,6 +267,11 @@ impl Sql for Tx<'_, '_> {
     fn settled_events(&self) -> &'static str {
         "tx < pg_snapshot_xmin(pg_current_snapshot())"
     }
+
+    fn notify_ready(&mut self) -> Result<(), StoreError> {
+        self.exec("SELECT pg_notify('vouch_ready', '')", &[])
+            .map(|_| ())
+    }
 }
 
 /// SQLSTATEs worth running a transaction again for: serialization failure, deadlock.
@@ -269,6 +282,51 @@ fn retryable(e: &StoreError) -> bool {
 impl Backend for Postgres {
     fn kind(&self) -> &'static str {
         "postgres"
+    }
+
+    fn listen(&self, stop: &AtomicBool, ready: &dyn Fn()) {
+        let mut lost = false;
+        while !stop.load(Ordering::SeqCst) {
+            let mut client = match self.config.connect(NoTls) {
+                Ok(c) => c,
+                Err(e) => {
+                    if !lost {
+                        tracing::warn!(error = %db(&e), "the connection that wakes workers is lost; polling until it is back");
+                        lost = true;
+                    }
+                    std::thread::sleep(LISTEN_RETRY);
+                    continue;
+                }
+            };
+            if let Err(e) = client.batch_execute("LISTEN vouch_ready") {
+                tracing::warn!(error = %db(&e), "LISTEN failed");
+                std::thread::sleep(LISTEN_RETRY);
+                continue;
+            }
+            if lost {
+                tracing::info!("the connection that wakes workers is back");
+                lost = false;
+            }
+            // What happened while no connection listened is found by a look at once.
+            ready();
+            while !stop.load(Ordering::SeqCst) && !client.is_closed() {
+                let mut notifications = client.notifications();
+                let next = notifications.timeout_iter(LISTEN_TICK).next();
+                match next {
+                    Ok(Some(_)) => {
+                        // Those that came together wake the workers once.
+                        let _ = notifications.iter().count();
+                        ready();
+                    }
+                    Ok(None) => {}
+                    Err(e) => {
+                        tracing::warn!(error = %db(&e), "the connection that wakes workers is lost; polling until it is back");
+                        lost = true;
+                        break;
+                    }
+                }
+            }
+        }
     }
 
     fn transaction(

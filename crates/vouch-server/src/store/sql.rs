@@ -113,6 +113,11 @@ pub(crate) trait Sql {
     /// precede (PostgreSQL assigns `seq` at insert, not at commit); `TRUE` on SQLite, whose
     /// writers commit in the order they insert.
     fn settled_events(&self) -> &'static str;
+    /// Tells the workers of other processes, when this transaction commits, that tasks became
+    /// ready (PostgreSQL's `NOTIFY`); nothing on SQLite, whose workers share one process.
+    fn notify_ready(&mut self) -> Result<(), StoreError> {
+        Ok(())
+    }
 }
 
 /// Rewrites `?` placeholders to `$1`, `$2`, … (PostgreSQL's), leaving quoted text alone.

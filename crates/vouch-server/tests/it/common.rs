@@ -29,6 +29,7 @@ impl Server {
         options.concurrency = 2;
         options.lease = Duration::from_secs(2);
         options.quiet = true;
+        options.shutdown_timeout = Duration::from_secs(1);
         tune(&mut options);
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();

@@ -15,33 +15,80 @@ pub(crate) fn event(sql: &mut dyn Sql, id: &str, kind: &str) -> Result<Option<Ta
     };
     let task = task_of(&row)?;
     let root = row.get(10).and_then(Val::text).unwrap_or(id).to_owned();
-    let mut data = Map::new();
-    data.insert("task_id".into(), Value::String(task.id.clone()));
-    data.insert("status".into(), Value::String(task.status.as_str().into()));
-    if let Some(p) = task.progress.and_then(serde_json::Number::from_f64) {
-        data.insert("progress".into(), Value::Number(p));
-    }
-    for (key, value) in [("result", &task.result), ("error", &task.error)] {
-        if let Some(v) = value {
-            data.insert(key.into(), v.clone());
+    append(sql, &[New::of(&task, &root, kind)])?;
+    Ok(Some(task))
+}
+
+/// An event to append.
+pub(crate) struct New {
+    root: String,
+    task_id: String,
+    kind: &'static str,
+    data: String,
+}
+
+impl New {
+    /// The event `kind` of `task` (as it stands now) in tree `root`: its status, progress,
+    /// result or error, the time and the root.
+    pub(crate) fn of(task: &Task, root: &str, kind: &str) -> New {
+        let mut data = Map::new();
+        data.insert("task_id".into(), Value::String(task.id.clone()));
+        data.insert("status".into(), Value::String(task.status.as_str().into()));
+        if let Some(p) = task.progress.and_then(serde_json::Number::from_f64) {
+            data.insert("progress".into(), Value::Number(p));
+        }
+        for (key, value) in [("result", &task.result), ("error", &task.error)] {
+            if let Some(v) = value {
+                data.insert(key.into(), v.clone());
+            }
+        }
+        let at = task
+            .updated_at
+            .clone()
+            .unwrap_or_else(|| crate::clock::now().text);
+        data.insert("timestamp".into(), Value::String(at));
+        data.insert("root_task_id".into(), Value::String(root.to_owned()));
+        New {
+            root: root.to_owned(),
+            task_id: task.id.clone(),
+            kind: KINDS
+                .iter()
+                .find(|k| **k == kind)
+                .copied()
+                .unwrap_or("task_status_update"),
+            data: Value::Object(data).to_string(),
         }
     }
-    let at = task
-        .updated_at
-        .clone()
-        .unwrap_or_else(|| crate::clock::now().text);
-    data.insert("timestamp".into(), Value::String(at));
-    data.insert("root_task_id".into(), Value::String(root.clone()));
-    sql.exec(
-        "INSERT INTO events (root_id, task_id, kind, data) VALUES (?, ?, ?, ?)",
-        &[
-            root.into(),
-            id.into(),
-            kind.into(),
-            Value::Object(data).to_string().into(),
-        ],
-    )?;
-    Ok(Some(task))
+}
+
+/// Every event kind.
+const KINDS: [&str; 5] = [
+    "task_status_update",
+    "task_progress_update",
+    "task_completed",
+    "task_failed",
+    "task_cancelled",
+];
+
+/// Appends `events`, in order, a few statements for all.
+pub(crate) fn append(sql: &mut dyn Sql, events: &[New]) -> Result<(), StoreError> {
+    for chunk in events.chunks(200) {
+        let rows = vec!["(?, ?, ?, ?)"; chunk.len()].join(", ");
+        let mut params: Vec<Val> = Vec::with_capacity(chunk.len() * 4);
+        for e in chunk {
+            params.extend([
+                e.root.as_str().into(),
+                e.task_id.as_str().into(),
+                e.kind.into(),
+                e.data.as_str().into(),
+            ]);
+        }
+        sql.exec(
+            &format!("INSERT INTO events (root_id, task_id, kind, data) VALUES {rows}"),
+            &params,
+        )?;
+    }
+    Ok(())
 }
 
 /// The event kind of a status.

@@ -3,11 +3,11 @@
 //! terminal status triggers (decision S6); and how a tree stands.
 use vouch_tasks::Status;
 
-use super::events::{event, kind_of};
-use super::rows::json_text;
+use super::events::{New, append, event};
+use super::rows::{COLUMNS, task_of};
 use crate::clock::Now;
 use crate::store::sql::{Row, Sql, Val};
-use crate::store::{Claimed, Outcome, StoreError};
+use crate::store::{Claimed, StoreError};
 
 /// Brings the dependents of `id`, which just reached `status` (terminal), up to date: a
 /// completed dependency is settled for all; a failed or cancelled one settles optional
@@ -129,21 +129,24 @@ pub(crate) fn claim(
                 "UPDATE tasks SET status = 'in_progress', attempt = attempt + 1, \
                  lease_until = {clock} + ?, worker = ?, started_at = ?, updated_at = ?, \
                  progress = 0, result = NULL, error = NULL \
-                 WHERE seq IN ({pick}) RETURNING id, attempt"
+                 WHERE seq IN ({pick}) RETURNING {COLUMNS}"
             ),
             &params,
         )?;
-        for row in rows {
-            let (Some(id), Some(attempt)) = (
-                row.first().and_then(Val::text),
-                row.get(1).and_then(Val::int),
-            ) else {
+        let mut events = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let (task, attempt, root) = (
+                task_of(row)?,
+                row.get(9).and_then(Val::int),
+                row.get(10).and_then(Val::text),
+            );
+            let (Some(attempt), Some(root)) = (attempt, root) else {
                 continue;
             };
-            if let Some(task) = event(sql, id, "task_status_update")? {
-                claimed.push(Claimed { task, attempt });
-            }
+            events.push(New::of(&task, root, "task_status_update"));
+            claimed.push(Claimed { task, attempt });
         }
+        append(sql, &events)?;
     }
     Ok(claimed)
 }
@@ -203,49 +206,6 @@ pub(crate) fn progress(
         event(sql, id, "task_progress_update")?;
     }
     Ok(n == 1)
-}
-
-/// Records how task `id`'s run ended, while `attempt` holds it; false when the lease was lost
-/// (nothing is recorded then, S3).
-pub(crate) fn finish(
-    sql: &mut dyn Sql,
-    id: &str,
-    attempt: i64,
-    outcome: &Outcome,
-    now: &Now,
-) -> Result<bool, StoreError> {
-    let (status, result, error, progress) = match outcome {
-        Outcome::Completed(result) => (Status::Completed, Some(result), None, Some(1.0)),
-        Outcome::Failed(error) => (Status::Failed, None, Some(error), None),
-    };
-    let mut params: Vec<Val> = vec![
-        status.as_str().into(),
-        json_text(result),
-        json_text(error),
-        now.text.as_str().into(),
-        now.text.as_str().into(),
-    ];
-    let keep_progress = if progress.is_some() {
-        params.push(progress.into());
-        "?"
-    } else {
-        "progress"
-    };
-    params.extend([id.into(), attempt.into()]);
-    let n = sql.exec(
-        &format!(
-            "UPDATE tasks SET status = ?, result = ?, error = ?, completed_at = ?, updated_at = ?, \
-             progress = {keep_progress}, lease_until = NULL, queued = 0 \
-             WHERE id = ? AND attempt = ? AND status = 'in_progress'"
-        ),
-        &params,
-    )?;
-    if n != 1 {
-        return Ok(false);
-    }
-    event(sql, id, kind_of(status))?;
-    settle(sql, id, status, now)?;
-    Ok(true)
 }
 
 /// Cancels the pending or in-progress tasks among `ids`, with `reason`; returns those it
@@ -356,6 +316,9 @@ pub(crate) fn start(
         "UPDATE tasks SET queued = 1 WHERE root_id = ? AND status = 'pending'",
         &[root.into()],
     )?;
+    if started.queued > 0 {
+        sql.notify_ready()?;
+    }
     started.completed = sql
         .query(
             "SELECT COUNT(*) FROM tasks WHERE root_id = ? AND status = 'completed'",

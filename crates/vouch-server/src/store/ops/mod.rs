@@ -3,6 +3,7 @@
 //! caller's updates and deletes (`update`).
 
 mod events;
+mod finish;
 mod lifecycle;
 pub(crate) mod push;
 mod rows;
@@ -10,8 +11,9 @@ mod schedule;
 mod update;
 
 pub(crate) use events::{events, last_event};
+pub(crate) use finish::{finish_many, release};
 pub use lifecycle::{Openness, Started};
-pub(crate) use lifecycle::{cancel, claim, finish, open, progress, renew, start};
+pub(crate) use lifecycle::{cancel, claim, open, progress, renew, start};
 pub(crate) use rows::{
     children, counts, dependency_results, dependents, descendants, get, insert, list, root_of,
     subtree, tree,
