@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use tracing::{debug, info, warn};
 
 use super::{Config, Running, Signals, Stop, held, lease_ms};
-use crate::store::{Claimed, Outcome, Store};
+use crate::store::{Claimed, Outcome, Round, Store};
 
 /// A claimed task handed to an executor, with its run's flags.
 pub(super) struct Assigned {
@@ -35,6 +35,9 @@ pub(super) struct Ended {
 
 /// The runs that ended, waiting for the next round.
 pub(super) type Inbox = Arc<Mutex<Vec<Ended>>>;
+
+/// How soon completions staged for a high fan-in dependent are counted.
+const APPLY_EVERY: Duration = Duration::from_millis(20);
 
 /// How long stopped runs may take to return before their tasks are given back anyway — never:
 /// what has not stopped by then is left to its lease.
@@ -57,7 +60,15 @@ impl Dispatcher {
         // Ends recorded by no round yet (a round that failed keeps them for the next).
         let mut unrecorded: Vec<(String, i64, Outcome)> = Vec::new();
         let mut draining: Option<Instant> = None;
+        // Completions staged for a high fan-in dependent, and when this process last counted them.
+        let mut staged = false;
+        let mut applied = Instant::now();
         loop {
+            if (staged && applied.elapsed() >= APPLY_EVERY) || applied.elapsed() >= self.config.poll
+            {
+                staged = self.apply_settles();
+                applied = Instant::now();
+            }
             let seen = self.signals.generation();
             let ended =
                 std::mem::take(&mut *self.inbox.lock().unwrap_or_else(PoisonError::into_inner));
@@ -90,7 +101,13 @@ impl Dispatcher {
                     free,
                     lease_ms(self.config.lease),
                 ) {
-                    Ok((recorded, claimed)) => {
+                    Ok(Round {
+                        recorded,
+                        claimed,
+                        staged: more,
+                        ..
+                    }) => {
+                        staged |= more;
                         let lost = recorded.iter().filter(|r| !**r).count();
                         if lost > 0 {
                             debug!(
@@ -126,7 +143,29 @@ impl Dispatcher {
                     return;
                 }
             }
-            self.signals.wait_since(seen, self.config.poll);
+            let wait = if staged {
+                APPLY_EVERY.min(self.config.poll)
+            } else {
+                self.config.poll
+            };
+            self.signals.wait_since(seen, wait);
+        }
+    }
+
+    /// Counts staged completions into their dependents (any process's: one that died leaves
+    /// them for the others); returns true when some may be left.
+    fn apply_settles(&self) -> bool {
+        match self.store.apply_settles() {
+            Ok((ready, counted)) => {
+                if ready {
+                    self.signals.wake();
+                }
+                counted > 0
+            }
+            Err(e) => {
+                warn!("counting staged completions failed: {e}");
+                true
+            }
         }
     }
 

@@ -45,6 +45,20 @@ pub struct Claimed {
     pub attempt: i64,
 }
 
+/// What one worker's round with the store did ([`Store::round`]).
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct Round {
+    /// For each run given, in order, whether its end was recorded (false: its attempt no
+    /// longer held the task).
+    pub recorded: Vec<bool>,
+    /// The tasks claimed.
+    pub claimed: Vec<Claimed>,
+    /// Completions were staged for a dependent that waits for many tasks: count them soon
+    /// ([`Store::apply_settles`]).
+    pub staged: bool,
+}
+
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
@@ -441,23 +455,27 @@ impl Store {
     /// Records how `attempt` of task `id` ended; false when the lease was lost.
     pub fn finish(&self, id: &str, attempt: i64, outcome: &Outcome) -> Result<bool, StoreError> {
         let done = [(id.to_owned(), attempt, outcome.clone())];
-        Ok(self.round("", &done, 0, 0)?.0.first() == Some(&true))
+        let round = self.round("", &done, 0, 0)?;
+        if round.staged {
+            self.apply_settles()?;
+        }
+        Ok(round.recorded.first() == Some(&true))
     }
 
     /// One worker's round trip, one transaction: records how the runs of `done` (task id,
-    /// attempt, outcome) ended — whether each was recorded, in order — then claims up to `want`
-    /// tasks for `worker` with a lease of `lease_ms`.
+    /// attempt, outcome) ended, then claims up to `want` tasks for `worker` with a lease of
+    /// `lease_ms`.
     pub fn round(
         &self,
         worker: &str,
         done: &[(String, i64, Outcome)],
         want: usize,
         lease_ms: i64,
-    ) -> Result<(Vec<bool>, Vec<Claimed>), StoreError> {
+    ) -> Result<Round, StoreError> {
         let now: Now = now();
         self.tx_events(|sql| {
-            let recorded = if done.is_empty() {
-                Vec::new()
+            let (recorded, staged) = if done.is_empty() {
+                (Vec::new(), false)
             } else {
                 ops::finish_many(sql, done, &now)?
             };
@@ -466,8 +484,18 @@ impl Store {
             } else {
                 ops::claim(sql, worker, want, lease_ms, &now)?
             };
-            Ok((recorded, claimed))
+            Ok(Round {
+                recorded,
+                claimed,
+                staged,
+            })
         })
+    }
+
+    /// Counts staged completions into the dependents that wait for many tasks; returns whether
+    /// a queued task became ready and how many staged rows were counted.
+    pub fn apply_settles(&self) -> Result<(bool, usize), StoreError> {
+        self.tx(ops::apply_settles)
     }
 
     /// Gives back the runs `runs` (task id, attempt) still hold: pending and queued again, the

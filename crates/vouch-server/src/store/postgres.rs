@@ -33,6 +33,11 @@ const MIGRATIONS: &[Migration] = &[
         include_str!("migrations/postgres/0003_schedules.sql"),
     ),
     (4, "push", include_str!("migrations/postgres/0004_push.sql")),
+    (
+        5,
+        "settles",
+        include_str!("migrations/postgres/0005_settles.sql"),
+    ),
 ];
 
 /// Connections kept for reuse.

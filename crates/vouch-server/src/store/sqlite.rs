@@ -20,6 +20,11 @@ const MIGRATIONS: &[Migration] = &[
         include_str!("migrations/sqlite/0002_schedules.sql"),
     ),
     (3, "push", include_str!("migrations/sqlite/0003_push.sql")),
+    (
+        4,
+        "settles",
+        include_str!("migrations/sqlite/0004_settles.sql"),
+    ),
 ];
 
 /// The SQLite backend: a connection that writes, and one that reads (WAL lets a reader see

@@ -259,3 +259,37 @@ fn inputs_are_checked_against_input_schema_before_running() {
     );
     assert_eq!(e["code"], -32005);
 }
+
+#[test]
+fn a_root_waiting_for_many_tasks_starts_after_the_last_and_again_after_a_retry() {
+    fan_in_with_a_retry(&Server::start_with(|o| o.concurrency = 4));
+}
+
+/// A root waiting for 120 tasks (its count kept through staged completions), one of which
+/// fails the first time: the root is cancelled, then, run again, waits for the rerun.
+pub(crate) fn fan_in_with_a_retry(s: &Server) {
+    let marker = s.dir.path().join("failed-once");
+    let flaky = format!(
+        "test -f {m} || {{ touch {m}; exit 1; }}",
+        m = marker.display()
+    );
+    let n = 120;
+    let deps: Vec<Value> = (1..=n).map(|i| json!(id(i))).collect();
+    let mut tasks = vec![json!({"id": id(0), "name": "root",
+        "schemas": {"method": "aggregate_results"}, "dependencies": deps})];
+    for i in 1..=n {
+        let command = if i == 60 { flaky.as_str() } else { "true" };
+        tasks.push(cmd(i, Some(0), command, &json!({})));
+    }
+    s.ok("tasks.execute", &json!({"tasks": tasks}));
+    let first = s.wait(&id(0));
+    assert_eq!(find(&first, 0)["status"], "cancelled");
+    assert_eq!(find(&first, 60)["status"], "failed");
+    // Run again: only the failure and the root run; the root waits for the failure's rerun.
+    s.ok("tasks.execute", &json!({"task_id": id(0)}));
+    let second = s.wait(&id(0));
+    let root = find(&second, 0);
+    assert_eq!(root["status"], "completed", "{root:#}");
+    assert_eq!(root["result"]["count"], n);
+    assert!(time(root, "started_at") >= time(find(&second, 60), "completed_at"));
+}

@@ -297,3 +297,13 @@ fn three_pushers_deliver_each_event_of_a_tree_once() {
     assert_eq!(state.deliveries.len(), total);
     assert_eq!(state.delivered, i64::try_from(total).unwrap());
 }
+
+#[test]
+fn a_root_waiting_for_many_tasks_counts_every_completion_once_on_postgres() {
+    let pg = cluster();
+    let url = pg.url().to_owned();
+    crate::lifecycle::fan_in_with_a_retry(&Server::start_with(|o| {
+        o.db = url;
+        o.concurrency = 8;
+    }));
+}

@@ -19,12 +19,13 @@ use crate::store::{Outcome, StoreError};
 const CHUNK: usize = 100;
 
 /// Records how each run of `done` (task id, attempt, outcome) ended; returns, in order, whether
-/// each was recorded (false: its attempt no longer held the task — nothing is written for it).
+/// each was recorded (false: its attempt no longer held the task — nothing is written for it),
+/// and whether completions were staged for a high fan-in dependent ([`apply_settles`]).
 pub(crate) fn finish_many(
     sql: &mut dyn Sql,
     done: &[(String, i64, Outcome)],
     now: &Now,
-) -> Result<Vec<bool>, StoreError> {
+) -> Result<(Vec<bool>, bool), StoreError> {
     let mut recorded: BTreeMap<&str, Status> = BTreeMap::new();
     let mut events = Vec::with_capacity(done.len());
     for chunk in done.chunks(CHUNK) {
@@ -81,7 +82,8 @@ pub(crate) fn finish_many(
         .filter(|(_, s)| **s == Status::Completed)
         .map(|(id, _)| *id)
         .collect();
-    let mut ready = settle_completed(sql, &completed)?;
+    let settled = settle_completed(sql, &completed)?;
+    let mut ready = settled.ready;
     for (id, status) in &recorded {
         if *status != Status::Completed {
             settle(sql, id, *status, now)?;
@@ -91,10 +93,11 @@ pub(crate) fn finish_many(
     if ready {
         sql.notify_ready()?;
     }
-    Ok(done
+    let recorded = done
         .iter()
         .map(|(id, _, _)| recorded.contains_key(id.as_str()))
-        .collect())
+        .collect();
+    Ok((recorded, settled.staged))
 }
 
 /// [`COLUMNS`] of the updated table, for a `RETURNING` beside a `FROM`.
@@ -106,10 +109,23 @@ fn qualified() -> String {
         .join(", ")
 }
 
+/// A dependent waiting for more than this many tasks gets its completions staged (`settles`)
+/// and counted in batches, instead of one write of its row per batch of every worker.
+const FAN_IN: i64 = 32;
+
+/// How a batch of completions settled its dependents.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Settled {
+    /// A queued task became ready.
+    pub(crate) ready: bool,
+    /// Some completions were staged for a high fan-in dependent.
+    pub(crate) staged: bool,
+}
+
 /// Settles the dependents of the `completed` tasks: each pending dependent's count of unsettled
-/// dependencies goes down by how many of its dependencies are among them. Returns true when a
-/// queued task became ready.
-fn settle_completed(sql: &mut dyn Sql, completed: &[&str]) -> Result<bool, StoreError> {
+/// dependencies goes down by how many of its dependencies are among them — at once for most,
+/// staged for those that wait for many tasks.
+fn settle_completed(sql: &mut dyn Sql, completed: &[&str]) -> Result<Settled, StoreError> {
     let mut counts: BTreeMap<String, i64> = BTreeMap::new();
     for chunk in completed.chunks(CHUNK * 5) {
         let marks = vec!["?"; chunk.len()].join(", ");
@@ -123,7 +139,51 @@ fn settle_completed(sql: &mut dyn Sql, completed: &[&str]) -> Result<bool, Store
             }
         }
     }
+    if counts.is_empty() {
+        return Ok(Settled::default());
+    }
+    // Which dependents wait for many (read without a lock: a stale count only chooses the path).
+    let mut many = Vec::new();
+    let ids: Vec<&String> = counts.keys().collect();
+    for chunk in ids.chunks(CHUNK * 5) {
+        let marks = vec!["?"; chunk.len()].join(", ");
+        let params: Vec<Val> = chunk.iter().map(|id| id.as_str().into()).collect();
+        for row in sql.query(
+            &format!("SELECT id FROM tasks WHERE id IN ({marks}) AND waiting > {FAN_IN}"),
+            &params,
+        )? {
+            if let Some(id) = row.first().and_then(Val::text) {
+                many.push(id.to_owned());
+            }
+        }
+    }
+    let mut staged = Vec::new();
+    for id in &many {
+        if let Some(n) = counts.remove(id) {
+            staged.push((id.clone(), n));
+        }
+    }
+    for chunk in staged.chunks(CHUNK * 2) {
+        let rows = vec!["(?, ?)"; chunk.len()].join(", ");
+        let mut params: Vec<Val> = Vec::with_capacity(chunk.len() * 2);
+        for (id, n) in chunk {
+            params.extend([id.as_str().into(), (*n).into()]);
+        }
+        sql.exec(
+            &format!("INSERT INTO settles (task_id, n) VALUES {rows}"),
+            &params,
+        )?;
+    }
     let counts: Vec<(String, i64)> = counts.into_iter().collect();
+    Ok(Settled {
+        ready: decrement(sql, &counts)?,
+        staged: !staged.is_empty(),
+    })
+}
+
+/// Lowers each pending task's count of unsettled dependencies by its number; returns true when
+/// a queued task became ready.
+fn decrement(sql: &mut dyn Sql, counts: &[(String, i64)]) -> Result<bool, StoreError> {
     let mut ready = false;
     for chunk in counts.chunks(CHUNK) {
         let rows = vec!["(CAST(? AS TEXT), CAST(? AS BIGINT))"; chunk.len()].join(", ");
@@ -146,6 +206,63 @@ fn settle_completed(sql: &mut dyn Sql, completed: &[&str]) -> Result<bool, Store
         }
     }
     Ok(ready)
+}
+
+/// The most staged completions one call counts.
+const APPLY: i64 = 5000;
+
+/// Counts staged completions into their dependents: the dependents' rows are locked first, so
+/// a tree being started (which recounts from scratch and drops what is staged for it) and this
+/// never both count one completion. Returns (a queued task became ready, rows counted).
+pub(crate) fn apply_settles(sql: &mut dyn Sql) -> Result<(bool, usize), StoreError> {
+    let skip = sql.skip_locked();
+    let waiting: Vec<String> = sql
+        .query(
+            &format!("SELECT DISTINCT task_id FROM settles ORDER BY task_id LIMIT {APPLY}"),
+            &[],
+        )?
+        .iter()
+        .filter_map(|r| r.first().and_then(Val::text).map(str::to_owned))
+        .collect();
+    if waiting.is_empty() {
+        return Ok((false, 0));
+    }
+    let mut counts: BTreeMap<String, i64> = BTreeMap::new();
+    let mut rows_counted = 0;
+    for chunk in waiting.chunks(CHUNK) {
+        let marks = vec!["?"; chunk.len()].join(", ");
+        let params: Vec<Val> = chunk.iter().map(|id| id.as_str().into()).collect();
+        let locked: Vec<Val> = sql
+            .query(
+                &format!("SELECT id FROM tasks WHERE id IN ({marks}) ORDER BY id {skip}"),
+                &params,
+            )?
+            .into_iter()
+            .filter_map(|r| r.into_iter().next())
+            .collect();
+        if locked.is_empty() {
+            continue;
+        }
+        let marks = vec!["?"; locked.len()].join(", ");
+        for row in sql.query(
+            &format!("DELETE FROM settles WHERE task_id IN ({marks}) RETURNING task_id, n"),
+            &locked,
+        )? {
+            if let (Some(id), Some(n)) = (
+                row.first().and_then(Val::text),
+                row.get(1).and_then(Val::int),
+            ) {
+                *counts.entry(id.to_owned()).or_default() += n;
+                rows_counted += 1;
+            }
+        }
+    }
+    let counts: Vec<(String, i64)> = counts.into_iter().collect();
+    let ready = decrement(sql, &counts)?;
+    if ready {
+        sql.notify_ready()?;
+    }
+    Ok((ready, rows_counted))
 }
 
 /// Gives back the runs `runs` (task id, attempt) still hold: each goes back to pending and

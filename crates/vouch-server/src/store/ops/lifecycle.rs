@@ -375,6 +375,14 @@ pub(super) fn recount(sql: &mut dyn Sql, scope: Scope, key: &str) -> Result<(), 
         Scope::Tree => "root_id",
         Scope::Task => "id",
     };
+    // What is staged for these tasks is counted again below, from the truth.
+    sql.exec(
+        &format!(
+            "DELETE FROM settles WHERE task_id IN \
+             (SELECT id FROM tasks WHERE {column} = ? AND status = 'pending')"
+        ),
+        &[key.into()],
+    )?;
     sql.exec(
         &format!(
             "UPDATE tasks SET waiting = (SELECT COUNT(*) FROM deps d JOIN tasks u ON u.id = d.dep_id \

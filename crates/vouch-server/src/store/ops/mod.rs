@@ -11,7 +11,7 @@ mod schedule;
 mod update;
 
 pub(crate) use events::{events, last_event};
-pub(crate) use finish::{finish_many, release};
+pub(crate) use finish::{apply_settles, finish_many, release};
 pub use lifecycle::{Openness, Started};
 pub(crate) use lifecycle::{cancel, claim, open, progress, renew, start};
 pub(crate) use rows::{
