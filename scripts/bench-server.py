@@ -2,7 +2,7 @@
 """Timings of `vouch serve` for docs/performance.md, and the same trees on apflow 0.18.2.
 
 Usage: scripts/bench-server.py [--runs N] [--apflow PATH/TO/apflow-server] [--skip-postgres]
-                              [--skip-vouch] [--only FIGURE...]
+                              [--skip-vouch] [--only FIGURE...] [--concurrency N]
 
 Every figure is the median of --runs runs (default 5), measured from the client over HTTP on
 127.0.0.1, each run on fresh ids:
@@ -12,8 +12,11 @@ Every figure is the median of --runs runs (default 5), measured from the client 
                 until its root (which depends on every other task) completed
   run-10k       the same with 10,000 tasks (SQLite)
   pg-1w, pg-4w  10,000 trivial tasks through PostgreSQL with 1 and 4 `vouch serve --worker`
-                processes (2 at once each), tasks per second: the fan-in tree above, and
-                10,000 independent tasks (the root depends on nothing)
+                processes (--concurrency at once each, default 2), tasks per second: the
+                fan-in tree above, and 10,000 independent tasks (the root depends on nothing)
+  pg-latency    a chain of 200 trivial tasks, each depending on the one before, through 4
+                PostgreSQL workers: how long after a task completed the next one started
+                (started_at minus the previous completed_at; p50 and p90)
 The PostgreSQL cluster is a throwaway one (initdb + pg_ctl on a socket in a temporary folder;
 run as root, it runs as the `postgres` user). apflow runs with its default store (DuckDB) and
 its own executor `aggregate_results_executor`; its trees are the same but for that name.
@@ -32,6 +35,7 @@ import urllib.request
 import uuid
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CONCURRENCY = 2
 VOUCH = os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")), "release", "vouch")
 
 
@@ -86,7 +90,8 @@ class Vouch:
     name = "vouch"
     method = "aggregate_results"
 
-    def __init__(self, db, port, concurrency):
+    def __init__(self, db, port, concurrency=None):
+        concurrency = CONCURRENCY if concurrency is None else concurrency
         self.url = f"http://127.0.0.1:{port}/"
         self.proc = subprocess.Popen([VOUCH, "serve", "--quiet", "--listen", f"127.0.0.1:{port}", "--db", db,
                                       "--concurrency", str(concurrency)], stderr=subprocess.DEVNULL)
@@ -170,6 +175,8 @@ class Postgres:
         subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def stop(self):
+        if sys.exc_info()[0] is not None and os.path.exists(f"{self.dir}/log"):
+            print("--- the PostgreSQL log's end:", open(f"{self.dir}/log").read()[-4000:], file=sys.stderr)
         self.sh(["pg_ctl", "-D", f"{self.dir}/data", "-m", "fast", "-w", "stop"])
         shutil.rmtree(self.dir, ignore_errors=True)
 
@@ -179,7 +186,7 @@ def pg_throughput(pg, workers, n, port, fan_in):
     root, tasks = tree(n, "aggregate_results", fan_in)
     api.create(tasks)
     done_before = rpc(api.url, "tasks.list", {"status": "completed", "limit": 1})["total"]
-    procs = [subprocess.Popen([VOUCH, "serve", "--worker", "--db", pg.url, "--concurrency", "2"],
+    procs = [subprocess.Popen([VOUCH, "serve", "--worker", "--db", pg.url, "--concurrency", str(CONCURRENCY)],
                               stderr=subprocess.DEVNULL) for _ in range(workers)]
     time.sleep(1.0)  # the workers connect and migrate before the clock starts
     t = time.perf_counter()
@@ -187,9 +194,8 @@ def pg_throughput(pg, workers, n, port, fan_in):
     if fan_in:
         wait_done(api.url, root)
     else:
-        # Counting completed tasks scans the table: look four times a second, not more.
         while rpc(api.url, "tasks.list", {"status": "completed", "limit": 1})["total"] < done_before + n:
-            time.sleep(0.25)
+            time.sleep(0.05)
     took = time.perf_counter() - t
     for p in procs:
         p.terminate()
@@ -198,19 +204,51 @@ def pg_throughput(pg, workers, n, port, fan_in):
     return n / took
 
 
+def stamp(text):
+    """Seconds since the epoch of an RFC 3339 time with milliseconds."""
+    from datetime import datetime
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+def pg_latency(pg, port, n=200):
+    api = Vouch(pg.url, port, 0)
+    ids = [str(uuid.uuid4()) for _ in range(n)]
+    tasks = [{"id": ids[0], "name": "chain", "schemas": {"method": "aggregate_results"}}]
+    tasks += [{"id": ids[k], "name": f"c{k}", "parent_id": ids[0], "schemas": {"method": "aggregate_results"},
+               "dependencies": [{"id": ids[k - 1], "required": True}]} for k in range(1, n)]
+    api.create(tasks)
+    procs = [subprocess.Popen([VOUCH, "serve", "--worker", "--db", pg.url, "--concurrency", str(CONCURRENCY)],
+                              stderr=subprocess.DEVNULL) for _ in range(4)]
+    time.sleep(1.0)
+    api.execute(ids[0])
+    while status(api.url, ids[-1]) != "completed":
+        time.sleep(0.05)
+    got = {t["id"]: t for t in (rpc(api.url, "tasks.get", {"task_id": i}) for i in ids)}
+    gaps = sorted((stamp(got[ids[k]]["started_at"]) - stamp(got[ids[k - 1]]["completed_at"])) * 1000
+                  for k in range(1, n))
+    for p in procs:
+        p.terminate()
+        p.wait()
+    api.stop()
+    return gaps[len(gaps) // 2], gaps[len(gaps) * 9 // 10]
+
+
 def main():
+    global CONCURRENCY
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--apflow")
     ap.add_argument("--skip-postgres", action="store_true")
     ap.add_argument("--skip-vouch", action="store_true", help="only apflow's figures")
     ap.add_argument("--only", nargs="*", help="only these figures: create-1k create-10k run-1k run-10k")
+    ap.add_argument("--concurrency", type=int, default=2, help="tasks each vouch process runs at once")
     args = ap.parse_args()
+    CONCURRENCY = args.concurrency
     if not os.path.exists(VOUCH):
         sys.exit(f"build it first: cargo build --release -p vouch-cli ({VOUCH})")
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
-        services = [] if args.skip_vouch else [("vouch", lambda: Vouch(os.path.join(tmp, "tasks.db"), 18790, 2))]
+        services = [] if args.skip_vouch else [("vouch", lambda: Vouch(os.path.join(tmp, "tasks.db"), 18790))]
         if args.apflow:
             services.append(("apflow 0.18.2", lambda: Apflow(args.apflow, tmp)))
         for name, start in services:
@@ -233,7 +271,10 @@ def main():
             for fan_in, shape in ((True, "fan-in"), (False, "independent")):
                 for w in (1, 4):
                     rates = [pg_throughput(pg, w, 10000, 18791, fan_in) for _ in range(max(1, args.runs // 2))]
-                    print(f"{'vouch':14} pg-{w}w {shape:11} median {statistics.median(rates):7.0f} tasks/s  runs {[round(r) for r in rates]}", flush=True)
+                    print(f"{'vouch':14} pg-{w}w {shape:11} median {statistics.median(rates):7.0f} tasks/s  runs {[round(r) for r in rates]}"
+                          f"  (--concurrency {CONCURRENCY})", flush=True)
+            p50, p90 = pg_latency(pg, 18791)
+            print(f"{'vouch':14} pg-latency  ready to started p50 {p50:.1f} ms, p90 {p90:.1f} ms  (4 workers, --concurrency {CONCURRENCY})", flush=True)
         finally:
             pg.stop()
 

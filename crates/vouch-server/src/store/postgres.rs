@@ -38,6 +38,11 @@ const MIGRATIONS: &[Migration] = &[
         "settles",
         include_str!("migrations/postgres/0005_settles.sql"),
     ),
+    (
+        6,
+        "status index",
+        include_str!("migrations/postgres/0006_status.sql"),
+    ),
 ];
 
 /// Connections kept for reuse.

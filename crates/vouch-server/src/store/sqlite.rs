@@ -25,6 +25,11 @@ const MIGRATIONS: &[Migration] = &[
         "settles",
         include_str!("migrations/sqlite/0004_settles.sql"),
     ),
+    (
+        5,
+        "status index",
+        include_str!("migrations/sqlite/0005_status.sql"),
+    ),
 ];
 
 /// The SQLite backend: a connection that writes, and one that reads (WAL lets a reader see

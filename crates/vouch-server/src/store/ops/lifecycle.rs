@@ -383,12 +383,25 @@ pub(super) fn recount(sql: &mut dyn Sql, scope: Scope, key: &str) -> Result<(), 
         ),
         &[key.into()],
     )?;
+    // Set-based, not a count per task: one pass over the tree's dependencies whatever plan the
+    // database picks (a per-task count planned on stale statistics can scan every dependency
+    // of the store for each task).
     sql.exec(
         &format!(
-            "UPDATE tasks SET waiting = (SELECT COUNT(*) FROM deps d JOIN tasks u ON u.id = d.dep_id \
-             WHERE d.task_id = tasks.id AND ((d.required = 1 AND u.status <> 'completed') OR \
-             (d.required = 0 AND u.status NOT IN ('completed', 'failed', 'cancelled')))) \
-             WHERE {column} = ? AND status = 'pending'"
+            "UPDATE tasks SET waiting = 0 WHERE {column} = ? AND status = 'pending' AND waiting <> 0"
+        ),
+        &[key.into()],
+    )?;
+    sql.exec(
+        &format!(
+            "UPDATE tasks SET waiting = c.n FROM (\
+             SELECT d.task_id AS id, COUNT(*) AS n FROM tasks t \
+             JOIN deps d ON d.task_id = t.id JOIN tasks u ON u.id = d.dep_id \
+             WHERE t.{column} = ? AND t.status = 'pending' AND \
+             ((d.required = 1 AND u.status <> 'completed') OR \
+              (d.required = 0 AND u.status NOT IN ('completed', 'failed', 'cancelled'))) \
+             GROUP BY d.task_id) AS c \
+             WHERE tasks.id = c.id"
         ),
         &[key.into()],
     )?;
