@@ -938,11 +938,18 @@ pub(crate) fn starts_turn(line: &str) -> bool {
 }
 
 /// Returns a namespaced tool's full name: `mcp__node_repl__` and `js` make `mcp__node_repl__js`
-/// (a namespace ending in a separator is joined as it is, any other with `__`).
+/// (a namespace ending in a separator is joined as it is, and so is a name that starts with
+/// one — `mcp__codex_apps__github` and `_fetch_pr` make `mcp__codex_apps__github_fetch_pr`,
+/// as Codex shows it —; any other pair with `__`).
 fn namespaced(namespace: Option<&str>, name: &str) -> String {
     match namespace.filter(|n| !n.is_empty()) {
         None => name.to_owned(),
-        Some(ns) if ns.ends_with("__") || ns.ends_with('.') || ns.ends_with('/') => {
+        Some(ns)
+            if ns.ends_with("__")
+                || ns.ends_with('.')
+                || ns.ends_with('/')
+                || name.starts_with('_') =>
+        {
             format!("{ns}{name}")
         }
         Some(ns) => format!("{ns}__{name}"),
@@ -1014,5 +1021,22 @@ mod tests {
         assert_eq!(tool_kind("apply_patch"), ToolKind::PatchFile);
         assert_eq!(tool_kind("spawn_agent"), ToolKind::Subagent);
         assert_eq!(tool_kind("mcp__synthetic__lookup"), ToolKind::Other);
+    }
+
+    #[test]
+    fn namespaces_join_as_codex_shows_them() {
+        assert_eq!(
+            namespaced(Some("mcp__codex_apps__github"), "_fetch_pr"),
+            "mcp__codex_apps__github_fetch_pr"
+        );
+        assert_eq!(
+            namespaced(Some("mcp__node_repl__"), "js"),
+            "mcp__node_repl__js"
+        );
+        assert_eq!(
+            namespaced(Some("functions"), "exec_command"),
+            "functions__exec_command"
+        );
+        assert_eq!(namespaced(None, "exec_command"), "exec_command");
     }
 }

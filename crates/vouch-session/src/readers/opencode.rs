@@ -4,6 +4,9 @@
 //! `state` of `pending`, `running`, `completed` or `error`), `step-start`, `step-finish`,
 //! `patch`, `file` and others.
 //!
+//! Also read: the same messages one per line (JSONL), as checkpoint tools copy a session
+//! message by message — each line a `{info, parts}` object whose `info` names its session.
+//!
 //! A tool still `pending` or `running` has no result: the call is unanswered. A completed
 //! `bash` call whose metadata records a non-zero `exit` failed.
 
@@ -48,7 +51,7 @@ pub(crate) const DESCRIPTOR: Descriptor = Descriptor {
     turns: None,
     sniff: Sniff {
         document: is_export,
-        record: |_| Match::No,
+        record: sniff_record,
         keys: &[],
     },
 };
@@ -61,6 +64,15 @@ fn is_export(head: &[u8]) -> bool {
     };
     let keys = document::top_level_keys(&head[start..]);
     keys.iter().any(|k| k == "info") && keys.iter().any(|k| k == "messages")
+}
+
+/// A message on a line of its own: `{info, parts}` whose `info` has a `role` and opencode's
+/// `sessionID`.
+fn sniff_record(record: &serde_json::Map<String, serde_json::Value>) -> Match {
+    let info = record.get("info").and_then(serde_json::Value::as_object);
+    let sure = record.contains_key("parts")
+        && info.is_some_and(|i| i.contains_key("role") && i.contains_key("sessionID"));
+    if sure { Match::Sure } else { Match::No }
 }
 
 /// Returns where the JSON object starts: the first line whose first non-blank character is
@@ -100,6 +112,9 @@ struct Message<'a> {
 struct MessageInfo<'a> {
     #[serde(borrow)]
     role: Cow<'a, str>,
+    /// The session (named on every message; read from the lines of a per-message copy).
+    #[serde(rename = "sessionID", borrow, default)]
+    session_id: Option<Cow<'a, str>>,
     #[serde(default)]
     time: Option<Times>,
     #[serde(rename = "modelID", borrow, default)]
@@ -209,6 +224,9 @@ pub(crate) fn read(
     options: &ReadOptions,
 ) -> Result<ReadReport, Error> {
     let mut bytes = document::read_all(&mut reader, input)?;
+    if !is_export(&bytes) {
+        return read_lines(&bytes, input, options);
+    }
     // Text printed before the document is blanked, its line breaks kept: lines keep their
     // numbers.
     if let Some(start) = document_start(&bytes) {
@@ -243,6 +261,40 @@ pub(crate) fn read(
         add_message(&mut session, &mut events, &message, line)
     })?;
     session.events = events.events;
+    Ok(ReadReport {
+        session,
+        diagnostics,
+    })
+}
+
+/// The messages of a session one per line.
+#[derive(Default)]
+struct Lines {
+    session: Session,
+    events: Events,
+}
+
+impl crate::driver::LineSink for Lines {
+    fn line(&mut self, text: &str, number: u64, _offset: u64) -> Result<(), LineError> {
+        LineError::expect_object(text)?;
+        let message: Message<'_> = serde_json::from_str(text).map_err(|e| LineError::json(&e))?;
+        if self.session.id.is_empty()
+            && let Some(id) = &message.info.session_id
+        {
+            id.as_ref().clone_into(&mut self.session.id);
+        }
+        add_message(&mut self.session, &mut self.events, &message, number)
+    }
+}
+
+/// Reads messages one per line.
+fn read_lines(bytes: &[u8], input: &Input<'_>, options: &ReadOptions) -> Result<ReadReport, Error> {
+    let mut lines = Lines::default();
+    let diagnostics = crate::driver::drive(bytes, input, options, &mut lines)?;
+    let mut session = lines.session;
+    session.agent = Agent::Other("opencode".to_owned());
+    session.source = Some(input.source(Format::Opencode));
+    session.events = lines.events.events;
     Ok(ReadReport {
         session,
         diagnostics,

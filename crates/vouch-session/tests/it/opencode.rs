@@ -1,4 +1,4 @@
-//! The opencode reader: `opencode export` documents.
+//! The opencode reader: `opencode export` documents, and sessions one message per line.
 
 use vouch_session::{Format, Outcome};
 
@@ -52,4 +52,42 @@ fn text_printed_before_the_export_is_skipped() {
         report.session.events[0].line_number(),
         plain.session.events[0].line_number().map(|n| n + 3)
     );
+}
+
+/// The same session one message per line, as checkpoint tools copy it: the same calls,
+/// results and usage; the session id from the messages.
+#[test]
+fn a_session_one_message_per_line_reads_as_its_export() {
+    let fixture = std::fs::read_to_string(crate::support::fixture("opencode/export.json")).unwrap();
+    let export: serde_json::Value = serde_json::from_str(&fixture).unwrap();
+    let lines: Vec<String> = export["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| serde_json::to_string(m).unwrap())
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("messages.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let report = vouch_session::read_path(&path, &vouch_session::ReadOptions::default()).unwrap();
+    assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
+    let plain = read("opencode/export.json");
+    let s = &report.session;
+    assert_eq!(s.source.as_ref().unwrap().format, Format::Opencode);
+    assert_eq!(s.id, "ses_6a1b2c3d4e5fXyZ");
+    assert_eq!(s.events.len(), plain.session.events.len());
+    assert_eq!(s.usage, plain.session.usage);
+    let calls: Vec<_> = s.tool_calls().map(|c| c.call_id.clone()).collect();
+    let expected: Vec<_> = plain
+        .session
+        .tool_calls()
+        .map(|c| c.call_id.clone())
+        .collect();
+    assert_eq!(calls, expected);
+    assert_eq!(
+        s.results_by_call()["toolu_bash1"].outcome,
+        Outcome::Failed { exit_code: Some(1) }
+    );
+    // Each event at its message's line.
+    assert_eq!(s.events[0].line_number(), Some(1));
 }
