@@ -39,6 +39,8 @@ pub struct Options {
     /// How long running tasks may take to finish at shutdown before they are stopped and given
     /// back to the store.
     pub shutdown_timeout: Duration,
+    /// How long events are kept (`None`: for ever); swept by the workers.
+    pub events_retention: Option<Duration>,
 }
 
 impl Options {
@@ -57,6 +59,7 @@ impl Options {
             sandbox: crate::engine::CommandSandbox::Off,
             stream_idle: crate::http::IDLE_END,
             shutdown_timeout: Duration::from_secs(30),
+            events_retention: Config::default().events_retention,
         }
     }
 }
@@ -114,6 +117,7 @@ pub fn run(
             concurrency: options.concurrency,
             lease: options.lease,
             shutdown_timeout: options.shutdown_timeout,
+            events_retention: options.events_retention,
             ..Config::default()
         };
         Some(Engine::start(

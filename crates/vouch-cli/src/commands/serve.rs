@@ -60,6 +60,11 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
     shutdown_timeout: f64,
 
+    /// How long events are kept before the workers sweep them: `7d`, `12h`, `30m`, `90s`, or
+    /// `off` to keep them for ever
+    #[arg(long, value_name = "DURATION", default_value = "7d", value_parser = retention)]
+    events_retention: Retention,
+
     /// Leave out the line per request
     #[arg(long, short)]
     quiet: bool,
@@ -73,6 +78,38 @@ pub(crate) struct ServeArgs {
     /// serve where it cannot be enforced, `best-effort` runs with what the kernel offers
     #[arg(long, value_enum, default_value = "on")]
     sandbox: SandboxArg,
+}
+
+/// `--events-retention`: how long, or for ever (`None`).
+#[derive(Debug, Clone, Copy)]
+struct Retention(Option<Duration>);
+
+/// Reads `7d`, `12h`, `30m`, `90s` (a bare number is seconds) or `off`.
+fn retention(text: &str) -> Result<Retention, String> {
+    if text == "off" {
+        return Ok(Retention(None));
+    }
+    let (number, unit) = match text.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
+        Some((i, _)) => text.split_at(i),
+        None => (text, "s"),
+    };
+    let seconds = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        _ => {
+            return Err(format!(
+                "`{text}`: give a number with s, m, h or d (`7d`), or `off`"
+            ));
+        }
+    };
+    let n: u64 = number.parse().ok().filter(|n| *n > 0).ok_or_else(|| {
+        format!("`{text}`: give a positive whole number with s, m, h or d (`7d`), or `off`")
+    })?;
+    Ok(Retention(Some(Duration::from_secs(
+        n.saturating_mul(seconds),
+    ))))
 }
 
 /// `--sandbox`.
@@ -108,6 +145,7 @@ pub(crate) fn run(args: &ServeArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     })?;
     let mut options = Options::new(args.db.clone());
     options.shutdown_timeout = shutdown_timeout;
+    options.events_retention = args.events_retention.0;
     options.listen = (!args.worker).then_some(args.listen);
     if let Some(n) = args.concurrency {
         options.concurrency = n;
@@ -170,3 +208,21 @@ pub(crate) fn run(args: &ServeArgs, ui: &mut Ui) -> Result<u8, CommandError> {
 }
 
 use std::io::Write;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retentions_read_with_their_units_or_off() {
+        let secs = |t: &str| retention(t).unwrap().0.map(|d| d.as_secs());
+        assert_eq!(secs("7d"), Some(604_800));
+        assert_eq!(secs("12h"), Some(43_200));
+        assert_eq!(secs("30m"), Some(1_800));
+        assert_eq!(secs("90"), Some(90));
+        assert_eq!(secs("off"), None);
+        for bad in ["", "0", "7w", "d", "-1d", "1.5h"] {
+            assert!(retention(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -7,6 +7,7 @@
 //! - `worker`: executor threads run the tasks handed to them and pass back how each ended —
 //!   or that nothing is to be recorded, when its lease was lost or could not be confirmed (S3).
 //! - `listen`: on PostgreSQL, wakes the dispatcher when another process announces ready work.
+//! - `retention`: sweeps the events older than the retention (7 days by default).
 //! - `lease`: the heartbeat renews every running lease in one statement, every third of the
 //!   lease; the watchdog, which never touches the database, stops a run whose lease was not
 //!   confirmed in time (S4), so a worker cut off from the database stops before another can
@@ -23,6 +24,7 @@ pub mod executors;
 mod lease;
 mod listen;
 mod pusher;
+mod retention;
 mod scheduler;
 mod worker;
 
@@ -52,6 +54,8 @@ pub struct Config {
     /// How long running tasks may take to finish when the engine shuts down; then they are
     /// stopped and given back.
     pub shutdown_timeout: Duration,
+    /// How long events are kept (`None`: for ever).
+    pub events_retention: Option<Duration>,
 }
 
 impl Default for Config {
@@ -66,6 +70,7 @@ impl Default for Config {
                 std::process::id()
             ),
             shutdown_timeout: Duration::from_secs(30),
+            events_retention: Some(Duration::from_secs(7 * 24 * 3600)),
         }
     }
 }
@@ -261,6 +266,18 @@ impl Engine {
                 .name("vouch-scheduler".into())
                 .spawn(move || scheduler.run())?,
         );
+        if let Some(retention) = config.events_retention {
+            let sweeper = retention::Sweeper {
+                store: Arc::clone(&store),
+                stop: Arc::clone(&stop),
+                retention,
+            };
+            threads.push(
+                std::thread::Builder::new()
+                    .name("vouch-sweeper".into())
+                    .spawn(move || sweeper.run())?,
+            );
+        }
         let listener = listen::Listener {
             store: Arc::clone(&store),
             signals: Arc::clone(&signals),

@@ -522,6 +522,12 @@ impl Store {
         self.read(|sql| ops::last_event(sql, root))
     }
 
+    /// Deletes up to `limit` events written before `before_ms`, oldest first; returns how
+    /// many.
+    pub fn sweep_events(&self, before_ms: i64, limit: i64) -> Result<u64, StoreError> {
+        self.tx(|sql| ops::sweep(sql, before_ms, limit))
+    }
+
     /// Returns how the tree `root` stands: how many tasks are open, and how many can move.
     pub fn openness(&self, root: &str) -> Result<Openness, StoreError> {
         self.read(|sql| ops::open(sql, root))

@@ -43,6 +43,11 @@ const MIGRATIONS: &[Migration] = &[
         "status index",
         include_str!("migrations/postgres/0006_status.sql"),
     ),
+    (
+        7,
+        "event times",
+        include_str!("migrations/postgres/0007_event_times.sql"),
+    ),
 ];
 
 /// Connections kept for reuse.

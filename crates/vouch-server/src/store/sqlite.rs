@@ -30,6 +30,11 @@ const MIGRATIONS: &[Migration] = &[
         "status index",
         include_str!("migrations/sqlite/0005_status.sql"),
     ),
+    (
+        6,
+        "event times",
+        include_str!("migrations/sqlite/0006_event_times.sql"),
+    ),
 ];
 
 /// The SQLite backend: a connection that writes, and one that reads (WAL lets a reader see

@@ -104,3 +104,36 @@ fn progress_updates_and_unknown_trees() {
         ["task_status_update", "task_cancelled", "task_completed"]
     );
 }
+
+#[test]
+fn events_older_than_the_retention_are_swept() {
+    let s = Server::start();
+    s.ok(
+        "tasks.execute",
+        &json!({"tasks": [cmd(1, None, "true", &json!({}))]}),
+    );
+    s.wait(&id(1));
+    let (_, before) = s.get(&format!("/events/{}", id(1)), &[]);
+    assert!(before.contains("task_completed"), "{before}");
+    // The same store, served again with a retention the events are older than: the sweep at
+    // start deletes them; the tasks stay.
+    let db = s.dir.path().join("tasks.db").to_string_lossy().into_owned();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let again = Server::start_with(|o| {
+        o.db = db;
+        o.events_retention = Some(std::time::Duration::from_millis(10));
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let (_, after) = again.get(&format!("/events/{}", id(1)), &[]);
+        if !after.contains("task_") {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "not swept: {after}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(
+        again.ok("tasks.get", &json!({"task_id": id(1)}))["status"],
+        "completed"
+    );
+}

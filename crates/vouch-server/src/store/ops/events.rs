@@ -73,7 +73,8 @@ const KINDS: [&str; 5] = [
 /// Appends `events`, in order, a few statements for all.
 pub(crate) fn append(sql: &mut dyn Sql, events: &[New]) -> Result<(), StoreError> {
     for chunk in events.chunks(200) {
-        let rows = vec!["(?, ?, ?, ?)"; chunk.len()].join(", ");
+        let now = sql.now_ms();
+        let rows = vec![format!("(?, ?, ?, ?, {now})"); chunk.len()].join(", ");
         let mut params: Vec<Val> = Vec::with_capacity(chunk.len() * 4);
         for e in chunk {
             params.extend([
@@ -84,7 +85,7 @@ pub(crate) fn append(sql: &mut dyn Sql, events: &[New]) -> Result<(), StoreError
             ]);
         }
         sql.exec(
-            &format!("INSERT INTO events (root_id, task_id, kind, data) VALUES {rows}"),
+            &format!("INSERT INTO events (root_id, task_id, kind, data, at_ms) VALUES {rows}"),
             &params,
         )?;
     }
@@ -139,4 +140,14 @@ pub(crate) fn last_event(sql: &mut dyn Sql, root: &str) -> Result<i64, StoreErro
         .first()
         .and_then(|r| r.first()?.int())
         .unwrap_or(0))
+}
+
+/// Deletes up to `limit` events written before `before_ms` (milliseconds since the epoch),
+/// oldest first; returns how many it deleted.
+pub(crate) fn sweep(sql: &mut dyn Sql, before_ms: i64, limit: i64) -> Result<u64, StoreError> {
+    sql.exec(
+        "DELETE FROM events WHERE seq IN \
+         (SELECT seq FROM events WHERE at_ms < ? ORDER BY at_ms LIMIT ?)",
+        &[before_ms.into(), limit.into()],
+    )
 }

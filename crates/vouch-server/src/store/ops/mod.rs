@@ -10,7 +10,7 @@ mod rows;
 mod schedule;
 mod update;
 
-pub(crate) use events::{events, last_event};
+pub(crate) use events::{events, last_event, sweep};
 pub(crate) use finish::{apply_settles, finish_many, release};
 pub use lifecycle::{Openness, Started};
 pub(crate) use lifecycle::{cancel, claim, open, progress, renew, start};
