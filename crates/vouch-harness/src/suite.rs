@@ -358,11 +358,11 @@ fn drop_in_background(session: vouch_session::Session) {
 fn prepare(test: &TestFile) -> std::io::Result<tempfile::TempDir> {
     let dir = tempfile::Builder::new().prefix("vouch-run-").tempdir()?;
     if let Some(workdir) = &test.workdir {
-        copy_dir(workdir, dir.path())?;
+        vouch_process::copy_dir(workdir, dir.path())?;
     }
     for setup in &test.setup {
         match setup {
-            Setup::Folder(folder) => copy_dir(folder, dir.path())?,
+            Setup::Folder(folder) => vouch_process::copy_dir(folder, dir.path())?,
             Setup::Files(files) => {
                 for (path, content) in files {
                     let target = dir.path().join(path);
@@ -375,24 +375,6 @@ fn prepare(test: &TestFile) -> std::io::Result<tempfile::TempDir> {
         }
     }
     Ok(dir)
-}
-
-/// Copies the contents of `from` into `to`, without recursion on the call stack.
-fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
-    let mut stack = vec![(from.to_owned(), to.to_owned())];
-    while let Some((src, dst)) = stack.pop() {
-        std::fs::create_dir_all(&dst)?;
-        for entry in std::fs::read_dir(&src)? {
-            let entry = entry?;
-            let target = dst.join(entry.file_name());
-            if entry.file_type()?.is_dir() {
-                stack.push((entry.path(), target));
-            } else {
-                std::fs::copy(entry.path(), target)?;
-            }
-        }
-    }
-    Ok(())
 }
 
 /// Keeps the tests whose name or path contains `filter` (case ignored).

@@ -25,6 +25,7 @@
 mod agent_cli;
 mod capture;
 pub mod clip;
+mod copy;
 mod env;
 mod escape;
 mod group;
@@ -32,6 +33,7 @@ mod path;
 mod run;
 mod sandbox;
 
+pub use copy::copy_dir;
 pub use env::{BASE as BASE_ENV, EnvPolicy, looks_secret};
 pub use escape::{Escaped, TAG_ENV, kill_tagged};
 pub use path::{find_on_path, find_on_process_path, shell_quote};

@@ -387,3 +387,67 @@ fn sigterm_lets_running_tasks_finish_and_gives_the_rest_to_another_worker_at_onc
     });
     assert_eq!(task(3)["result"]["stdout"], "again\n");
 }
+
+#[test]
+fn pipeline_runs_and_agent_test_suites_are_tasks_spread_over_postgres_workers() {
+    let pg = cluster();
+    let dir = tempfile::tempdir().unwrap();
+    let api = Served::api(dir.path(), pg.url());
+    let worker_args = ["--worker", "--db", pg.url(), "--concurrency", "2"];
+    let _workers: Vec<Served> = (0..2)
+        .map(|_| Served::start(dir.path(), &worker_args))
+        .collect();
+    let repo = crate::support::repo();
+    let examples = repo.join("examples");
+    let pipeline = examples.join("pipeline");
+    let client = api.client();
+    let run = |n: u32| {
+        json!({"id": id(n), "name": format!("run {n}"), "parent_id": id(1),
+               "schemas": {"method": "vouch.run"},
+               "inputs": {"config": pipeline.join("run.yaml"), "template": pipeline.join("project"),
+                          "task": "add() subtracts; make it add."}})
+    };
+    client
+        .call(
+            "tasks.execute",
+            &json!({"tasks": [
+                {"id": id(1), "name": "evidence", "schemas": {"method": "aggregate_results"},
+                 "dependencies": [id(2), id(3), id(4)]},
+                run(2),
+                run(3),
+                {"id": id(4), "name": "suite", "parent_id": id(1), "schemas": {"method": "vouch.test"},
+                 "inputs": {"path": examples, "cwd": repo}},
+            ]}),
+        )
+        .unwrap();
+    wait_for("the runs and the suite", Duration::from_secs(240), || {
+        status(&client, 1) != "pending" && status(&client, 1) != "in_progress"
+    });
+    let task = |n: u32| {
+        client
+            .call("tasks.get", &json!({"task_id": id(n)}))
+            .unwrap()
+    };
+    assert_eq!(task(1)["status"], "completed", "{:#}", task(1));
+    let mut folders = Vec::new();
+    for n in [2, 3] {
+        let result = &task(n)["result"];
+        // Each run in a folder of its own, its summary kept as evidence.
+        assert_eq!(result["report"]["ended"], "terminated", "{result:#}");
+        assert!(result["report"]["turns"].as_u64().unwrap() > 0);
+        let args = result["args"].as_array().unwrap();
+        let at = args.iter().position(|a| a == "--workdir").unwrap();
+        let folder = dir.path().join(args[at + 1].as_str().unwrap());
+        assert!(
+            folder.ends_with(format!(".vouch/work/{}", id(n))),
+            "{folder:?}"
+        );
+        assert!(folder.join("calc.py").exists() || folder.read_dir().unwrap().count() > 0);
+        folders.push(folder);
+    }
+    assert_ne!(folders[0], folders[1]);
+    let suite = &task(4)["result"]["report"];
+    let tests = suite.as_array().unwrap();
+    assert!(!tests.is_empty());
+    assert!(tests.iter().all(|t| t["passed"] == true), "{suite:#}");
+}

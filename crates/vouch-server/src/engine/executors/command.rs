@@ -128,10 +128,17 @@ impl Executor for ShellCommand {
     }
 }
 
-/// Returns `sh -c` that dies with the thread that starts it (Linux's parent-death signal, set
-/// by util-linux's `setpriv` when it is there): a worker killed with `kill -9` takes its
-/// command's shell with it, so a task re-claimed after its lease does not run twice at once.
+/// Returns `sh -c` bound to the worker's life ([`parent_bound`]).
 fn parent_bound_shell() -> Command {
+    let mut c = parent_bound("sh");
+    c.arg("-c");
+    c
+}
+
+/// Returns a command running `program` that dies with the thread that starts it (Linux's
+/// parent-death signal, set by util-linux's `setpriv` when it is there): a worker killed with
+/// `kill -9` takes it with it, so a task re-claimed after its lease does not run twice at once.
+pub(super) fn parent_bound(program: impl AsRef<std::ffi::OsStr>) -> Command {
     static SETPRIV: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
     let setpriv = SETPRIV.get_or_init(|| {
         ["/usr/bin/setpriv", "/bin/setpriv"]
@@ -142,13 +149,9 @@ fn parent_bound_shell() -> Command {
     match setpriv {
         Some(setpriv) => {
             let mut c = Command::new(setpriv);
-            c.args(["--pdeathsig", "KILL", "--", "sh", "-c"]);
+            c.args(["--pdeathsig", "KILL", "--"]).arg(program);
             c
         }
-        None => {
-            let mut c = Command::new("sh");
-            c.arg("-c");
-            c
-        }
+        None => Command::new(program),
     }
 }

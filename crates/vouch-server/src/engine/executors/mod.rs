@@ -7,11 +7,16 @@
 //! | `http` | `url`, `method` (GET), `headers`, `body`, `timeout` (s, 30, at most 600), `max_body` (bytes, 1 MiB) | `status`, `body` (JSON when it parses), `truncated` |
 //! | `aggregate_results` | none | each dependency's result, by id |
 //! | `vouch.gate` | `config`, `session`, `workdir`, `keyword`, `agent`, `strict` | the verdict |
+//! | `vouch.run` | `config`, `task`, `workdir` (`.vouch/work/<id>`), `template` (copied in first), `max_turns`, `max_tokens`, `model_endpoint`, `timeout` (s, 3600) | `vouch run`'s JSON summary, exit code |
+//! | `vouch.test` | `path`, `filter`, `jobs`, `cwd`, `timeout` (s, 3600) | `vouch test`'s JSON report, exit code |
 
 mod aggregate;
 mod command;
 mod gate;
 mod http;
+mod vouch_child;
+mod vouch_run;
+mod vouch_test;
 
 pub use http::HttpPolicy;
 
@@ -98,6 +103,8 @@ impl Registry {
                 Arc::new(http::Http { policy }),
                 Arc::new(aggregate::Aggregate),
                 Arc::new(gate::GateCheck),
+                Arc::new(vouch_run::VouchRun),
+                Arc::new(vouch_test::VouchTest),
             ],
             policy,
         }
