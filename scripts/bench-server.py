@@ -14,7 +14,7 @@ Every figure is the median of --runs runs (default 5), measured from the client 
   pg-1w, pg-4w  10,000 trivial tasks through PostgreSQL with 1 and 4 `vouch serve --worker`
                 processes (--concurrency at once each, default 2), tasks per second: the
                 fan-in tree above, and 10,000 independent tasks (the root depends on nothing)
-  pg-latency    a chain of 200 trivial tasks, each depending on the one before, through 4
+  pg-latency    a chain of 200 tasks without an executor, each depending on the one before, through 4
                 PostgreSQL workers: how long after a task completed the next one started
                 (started_at minus the previous completed_at; p50 and p90)
 The PostgreSQL cluster is a throwaway one (initdb + pg_ctl on a socket in a temporary folder;
@@ -167,6 +167,11 @@ class Postgres:
         self.sh(["pg_ctl", "-D", f"{self.dir}/data", "-o", f"-k {self.dir} -c listen_addresses='' -c max_connections=200",
                  "-l", f"{self.dir}/log", "-w", "start"])
         self.url = f"postgres://postgres@localhost/postgres?host={self.dir}"
+        if os.environ.get("VOUCH_BENCH_SLOW_MS"):
+            # Statements slower than this go to the PostgreSQL log (printed when a figure fails).
+            self.sh(["psql", "-h", self.dir, "-U", "postgres", "-c",
+                     f"ALTER SYSTEM SET log_min_duration_statement = {os.environ['VOUCH_BENCH_SLOW_MS']}",
+                     "-c", "SELECT pg_reload_conf()"])
 
     def sh(self, argv):
         argv = [f"{self.bin}/{argv[0]}"] + argv[1:]
@@ -187,7 +192,7 @@ def pg_throughput(pg, workers, n, port, fan_in):
     api.create(tasks)
     done_before = rpc(api.url, "tasks.list", {"status": "completed", "limit": 1})["total"]
     procs = [subprocess.Popen([VOUCH, "serve", "--worker", "--db", pg.url, "--concurrency", str(CONCURRENCY)],
-                              stderr=subprocess.DEVNULL) for _ in range(workers)]
+                              stderr=worker_log()) for _ in range(workers)]
     time.sleep(1.0)  # the workers connect and migrate before the clock starts
     t = time.perf_counter()
     api.execute(root)
@@ -204,6 +209,12 @@ def pg_throughput(pg, workers, n, port, fan_in):
     return n / took
 
 
+def worker_log():
+    """Where a worker's standard error goes: $VOUCH_BENCH_LOGS (appended), else nowhere."""
+    path = os.environ.get("VOUCH_BENCH_LOGS")
+    return open(path, "a") if path else subprocess.DEVNULL
+
+
 def stamp(text):
     """Seconds since the epoch of an RFC 3339 time with milliseconds."""
     from datetime import datetime
@@ -213,12 +224,14 @@ def stamp(text):
 def pg_latency(pg, port, n=200):
     api = Vouch(pg.url, port, 0)
     ids = [str(uuid.uuid4()) for _ in range(n)]
-    tasks = [{"id": ids[0], "name": "chain", "schemas": {"method": "aggregate_results"}}]
-    tasks += [{"id": ids[k], "name": f"c{k}", "parent_id": ids[0], "schemas": {"method": "aggregate_results"},
+    # Tasks without an executor (they complete when they are ready): `aggregate_results` would
+    # nest each result in the next, past what a result may hold.
+    tasks = [{"id": ids[0], "name": "chain"}]
+    tasks += [{"id": ids[k], "name": f"c{k}", "parent_id": ids[0],
                "dependencies": [{"id": ids[k - 1], "required": True}]} for k in range(1, n)]
     api.create(tasks)
     procs = [subprocess.Popen([VOUCH, "serve", "--worker", "--db", pg.url, "--concurrency", str(CONCURRENCY)],
-                              stderr=subprocess.DEVNULL) for _ in range(4)]
+                              stderr=worker_log()) for _ in range(4)]
     time.sleep(1.0)
     api.execute(ids[0])
     while status(api.url, ids[-1]) != "completed":

@@ -56,7 +56,10 @@ pub(crate) fn main() -> ExitCode {
             });
         }
     };
-    init_logging(cli.verbose);
+    // A long-running service reports its warnings (a lost connection, a failed round) unless
+    // told otherwise; other commands stay quiet.
+    let service = matches!(cli.command, crate::commands::Command::Serve(_));
+    init_logging(cli.verbose, service);
     let mut ui = Ui::new(cli.color);
     let result = commands::run(&cli.command, &mut ui);
     let flushed = std::io::Write::flush(&mut ui.out);
@@ -78,10 +81,11 @@ pub(crate) fn main() -> ExitCode {
     }
 }
 
-fn init_logging(verbose: u8) {
+fn init_logging(verbose: u8, service: bool) {
     use tracing_subscriber::EnvFilter;
     let filter = match (std::env::var("VOUCH_LOG"), verbose) {
         (Ok(spec), 0) => EnvFilter::new(spec),
+        (_, 0) if service => EnvFilter::new("warn"),
         (_, 0) => return,
         (_, 1) => EnvFilter::new("debug"),
         _ => EnvFilter::new("trace"),

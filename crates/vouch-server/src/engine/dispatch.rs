@@ -14,7 +14,7 @@ use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use tracing::{debug, info, warn};
+use tracing::{debug, error, info, warn};
 
 use super::{Config, Running, Signals, Stop, held, lease_ms};
 use crate::store::{Claimed, Outcome, Round, Store};
@@ -38,6 +38,10 @@ pub(super) type Inbox = Arc<Mutex<Vec<Ended>>>;
 
 /// How soon completions staged for a high fan-in dependent are counted.
 const APPLY_EVERY: Duration = Duration::from_millis(20);
+
+/// Failed rounds an end alone may take before it is given up (its task runs again after its
+/// lease).
+const STRIKES: u32 = 3;
 
 /// How long stopped runs may take to return before their tasks are given back anyway — never:
 /// what has not stopped by then is left to its lease.
@@ -63,6 +67,9 @@ impl Dispatcher {
         // Completions staged for a high fan-in dependent, and when this process last counted them.
         let mut staged = false;
         let mut applied = Instant::now();
+        // Record ends one at a time (after a failed round), and how often the first failed.
+        let mut isolate = false;
+        let mut strikes = 0u32;
         loop {
             if (staged && applied.elapsed() >= APPLY_EVERY) || applied.elapsed() >= self.config.poll
             {
@@ -95,9 +102,16 @@ impl Dispatcher {
             };
             if !unrecorded.is_empty() || free > 0 {
                 let asked = Instant::now();
+                // After a failed round, ends go one at a time, so one that cannot be recorded
+                // does not hold back the others.
+                let batch = if isolate {
+                    unrecorded.len().min(1)
+                } else {
+                    unrecorded.len()
+                };
                 match self.store.round(
                     &self.config.worker,
-                    &unrecorded,
+                    &unrecorded[..batch],
                     free,
                     lease_ms(self.config.lease),
                 ) {
@@ -108,6 +122,7 @@ impl Dispatcher {
                         ..
                     }) => {
                         staged |= more;
+                        strikes = 0;
                         let lost = recorded.iter().filter(|r| !**r).count();
                         if lost > 0 {
                             debug!(
@@ -117,21 +132,34 @@ impl Dispatcher {
                         self.signals
                             .executed
                             .fetch_add((recorded.len() - lost) as u64, Ordering::Relaxed);
-                        unrecorded.clear();
+                        unrecorded.drain(..batch);
+                        isolate &= !unrecorded.is_empty();
                         let full = claimed.len() == free && free > 0;
                         for c in claimed {
                             running += 1;
                             self.hand_out(c, asked);
                         }
-                        if full {
-                            // There may be more ready: look again before sleeping.
+                        if full || isolate {
+                            // There may be more ready, or more ends to record: go on at once.
                             continue;
                         }
                     }
-                    Err(e) => warn!(
-                        "a round with the store failed ({} ends to record): {e}",
-                        unrecorded.len()
-                    ),
+                    Err(e) => {
+                        warn!("a round with the store failed ({batch} ends to record): {e}");
+                        if batch > 1 {
+                            isolate = true;
+                        } else if batch == 1 {
+                            strikes += 1;
+                            if strikes >= STRIKES {
+                                let (id, attempt, _) = unrecorded.remove(0);
+                                error!(
+                                    "task {id} attempt {attempt}: its end cannot be recorded ({e}); it runs again after its lease"
+                                );
+                                strikes = 0;
+                                isolate &= !unrecorded.is_empty();
+                            }
+                        }
+                    }
                 }
             }
             if let Some(since) = draining {

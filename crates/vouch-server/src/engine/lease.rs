@@ -24,8 +24,14 @@ pub(super) struct Heartbeat {
 impl Heartbeat {
     pub(super) fn run(&self) {
         let every = (self.lease / 3).max(Duration::from_millis(50));
+        let mut last = Instant::now();
         while !self.stop.load(Ordering::SeqCst) {
-            std::thread::sleep(every);
+            // Short naps, so a shutdown is not held up by a third of a lease.
+            std::thread::sleep(every.min(Duration::from_millis(100)));
+            if last.elapsed() < every {
+                continue;
+            }
+            last = Instant::now();
             let leases: Vec<(String, i64)> = self.signals.runs().keys().cloned().collect();
             if leases.is_empty() {
                 continue;

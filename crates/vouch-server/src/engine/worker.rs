@@ -48,7 +48,7 @@ impl Worker {
                     );
                     None
                 }
-                Stop::Cancelled | Stop::No => Some(outcome),
+                Stop::Cancelled | Stop::No => Some(readable(outcome)),
             };
             self.inbox
                 .lock()
@@ -103,5 +103,65 @@ impl Worker {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| executor.run(&job))).unwrap_or_else(|_| {
             Outcome::Failed(json!({"message": format!("the `{}` executor failed unexpectedly", schemas.method)}))
         })
+    }
+}
+
+/// The deepest nesting a recorded result or error may have: it must read back as JSON (whose
+/// readers stop at 128 levels), inside the event that carries it too.
+const MAX_DEPTH: usize = 100;
+
+/// Returns `outcome`, or — when its value nests deeper than [`MAX_DEPTH`] (a chain of
+/// `aggregate_results` tasks, each holding the one before) — a failure saying so: a value that
+/// could not be read back would stop every read of the task.
+fn readable(outcome: Outcome) -> Outcome {
+    let value = match &outcome {
+        Outcome::Completed(v) | Outcome::Failed(v) => v,
+    };
+    let depth = depth(value);
+    if depth <= MAX_DEPTH {
+        return outcome;
+    }
+    Outcome::Failed(json!({
+        "message": format!(
+            "the result nests {depth} levels deep; results are kept up to {MAX_DEPTH} levels"
+        ),
+    }))
+}
+
+/// Returns how deeply `value` nests (a scalar is 0), without recursion.
+fn depth(value: &serde_json::Value) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(value, 0usize)];
+    while let Some((v, d)) = stack.pop() {
+        deepest = deepest.max(d);
+        match v {
+            serde_json::Value::Array(items) => stack.extend(items.iter().map(|i| (i, d + 1))),
+            serde_json::Value::Object(map) => stack.extend(map.values().map(|i| (i, d + 1))),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_result_too_deep_to_read_back_becomes_a_failure() {
+        let mut deep = json!(1);
+        for _ in 0..150 {
+            deep = json!({"results": deep});
+        }
+        match readable(Outcome::Completed(deep)) {
+            Outcome::Failed(e) => assert!(e["message"].as_str().unwrap().contains("150 levels")),
+            Outcome::Completed(_) => panic!("kept"),
+        }
+        let fine = json!({"a": [1, {"b": 2}]});
+        assert_eq!(depth(&fine), 3);
+        assert_eq!(
+            readable(Outcome::Completed(fine.clone())),
+            Outcome::Completed(fine)
+        );
     }
 }

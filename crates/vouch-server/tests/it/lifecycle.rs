@@ -293,3 +293,31 @@ pub(crate) fn fan_in_with_a_retry(s: &Server) {
     assert_eq!(root["result"]["count"], n);
     assert!(time(root, "started_at") >= time(find(&second, 60), "completed_at"));
 }
+
+#[test]
+fn a_result_too_deep_to_keep_fails_its_task_and_the_tree_still_ends() {
+    // Each `aggregate_results` holds the result of the one before: nesting grows by two a step.
+    let s = Server::start();
+    let n = 60;
+    let mut tasks = vec![json!({"id": id(0), "name": "chain"})];
+    for i in 1..=n {
+        let mut t = json!({"id": id(i), "name": format!("c{i}"), "parent_id": id(0),
+                           "schemas": {"method": "aggregate_results"}});
+        if i > 1 {
+            t["dependencies"] = json!([id(i - 1)]);
+        }
+        tasks.push(t);
+    }
+    s.ok("tasks.execute", &json!({"tasks": tasks}));
+    let ended = s.wait(&id(0));
+    let failed: Vec<&Value> = ended.iter().filter(|t| t["status"] == "failed").collect();
+    assert_eq!(failed.len(), 1, "{ended:#?}");
+    assert!(
+        failed[0]["error"].as_str().unwrap().contains("levels deep"),
+        "{:#}",
+        failed[0]
+    );
+    // Those before it completed; those after it were cancelled, not left waiting.
+    assert!(ended.iter().any(|t| t["status"] == "completed"));
+    assert!(ended.iter().any(|t| t["status"] == "cancelled"));
+}
