@@ -141,7 +141,14 @@ fn health_reports_the_protocol_version_storage_and_workers() {
     assert_eq!(h["workers"]["concurrency"], 2);
     assert_eq!(
         h["executors"],
-        json!(["command", "http", "aggregate_results", "vouch.gate"])
+        json!([
+            "command",
+            "http",
+            "aggregate_results",
+            "vouch.gate",
+            "vouch.run",
+            "vouch.test"
+        ])
     );
     // `/tasks` is the same endpoint.
     let (status, body) = s.post(
