@@ -40,13 +40,8 @@ const MIGRATIONS: &[Migration] = &[
     ),
     (
         6,
-        "status index",
-        include_str!("migrations/postgres/0006_status.sql"),
-    ),
-    (
-        7,
         "event times",
-        include_str!("migrations/postgres/0007_event_times.sql"),
+        include_str!("migrations/postgres/0006_event_times.sql"),
     ),
 ];
 

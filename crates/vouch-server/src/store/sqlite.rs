@@ -27,13 +27,8 @@ const MIGRATIONS: &[Migration] = &[
     ),
     (
         5,
-        "status index",
-        include_str!("migrations/sqlite/0005_status.sql"),
-    ),
-    (
-        6,
         "event times",
-        include_str!("migrations/sqlite/0006_event_times.sql"),
+        include_str!("migrations/sqlite/0005_event_times.sql"),
     ),
 ];
 

@@ -1,0 +1,307 @@
+#!/usr/bin/env python3
+"""A crash harness for `vouch serve` on PostgreSQL: workers are killed, cut off and restarted,
+and PostgreSQL itself is restarted, while task trees run; then the invariants are checked.
+
+    python3 scripts/chaos.py [--runs N] [--seed S] [--workers 3] [--trees 3] [--tasks 8]
+                             [--vouch target/release/vouch] [--freeze]
+
+Each run uses a fresh database on one throwaway cluster (initdb + pg_ctl on a socket in a
+temporary folder; as root, PostgreSQL runs as `postgres`), an API process and --workers worker
+processes (lease 1 s, 4 tasks at once each). It creates --trees trees of --tasks `command`
+tasks, each depending at random on earlier ones; every execution appends `start`/`end` lines
+with a token of its own to a log and prints the token. While the trees run, a chaos loop picks
+one action every 0.1-0.4 s:
+
+  kill      kill -9 a worker, and start a new one
+  cut       terminate a worker's database connections (pg_terminate_backend)
+  restart   restart PostgreSQL at once (pg_ctl restart -m immediate), about one time in 15
+  freeze    (with --freeze) SIGSTOP a worker past its lease, SIGCONT it 0.5 s after
+
+Checked after each run (any violation fails the run, and the script exits 1):
+
+  ended     every task ended completed, within 90 s
+  lost      every task created is there, once
+  fenced    each task's stored result is the token of its last execution to start: no
+            stale attempt's write was accepted over a newer one's
+  overlap   no two executions of one task that both ended overlapped in time
+  events    each tree's event stream ends with every task's final status
+
+Prints one line per run and a summary; exit 0 when every run held every invariant.
+"""
+
+import argparse
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+import uuid
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+
+
+def rpc(url, method, params, timeout=30):
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
+    req = urllib.request.Request(url, body, {"content-type": "application/json"})
+    with urllib.request.urlopen(req, timeout=timeout) as r:
+        answer = json.loads(r.read())
+    if "error" in answer:
+        raise RuntimeError(f"{method}: {answer['error']}")
+    return answer["result"]
+
+
+def try_rpc(url, method, params):
+    """`rpc`, or None while the database is restarting."""
+    try:
+        return rpc(url, method, params)
+    except (RuntimeError, OSError):
+        return None
+
+
+class Cluster:
+    def __init__(self):
+        bins = sorted(os.listdir("/usr/lib/postgresql"))
+        self.bin = f"/usr/lib/postgresql/{bins[-1]}/bin"
+        self.dir = tempfile.mkdtemp(prefix="vouch-chaos-pg-")
+        os.chmod(self.dir, 0o755)
+        self.as_pg = os.geteuid() == 0
+        if self.as_pg:
+            shutil.chown(self.dir, "postgres", "postgres")
+        self.sh("initdb", "-D", f"{self.dir}/data", "-U", "postgres", "--auth=trust", "--no-sync")
+        self.options = f"-k {self.dir} -c listen_addresses='' -c max_connections=300"
+        self.sh("pg_ctl", "-D", f"{self.dir}/data", "-o", self.options, "-l", f"{self.dir}/log", "-w", "start")
+
+    def sh(self, *argv, check=True):
+        argv = [f"{self.bin}/{argv[0]}", *argv[1:]]
+        if self.as_pg:
+            argv = ["runuser", "-u", "postgres", "--", *argv]
+        return subprocess.run(argv, check=check, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+    def sql(self, statement, db="postgres"):
+        return self.sh("psql", "-h", self.dir, "-U", "postgres", "-d", db, "-At", "-c", statement, check=False).stdout
+
+    def url(self, db):
+        return f"postgres://postgres@localhost/{db}?host={self.dir}"
+
+    def restart(self):
+        self.sh("pg_ctl", "-D", f"{self.dir}/data", "-o", self.options, "-l", f"{self.dir}/log",
+                "-m", "immediate", "-w", "restart", check=False)
+
+    def stop(self):
+        self.sh("pg_ctl", "-D", f"{self.dir}/data", "-m", "immediate", "-w", "stop", check=False)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def descendants(pid):
+    """`pid` and every process under it."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        try:
+            with open(f"/proc/{p}/task/{p}/children") as f:
+                todo.extend(int(c) for c in f.read().split())
+        except OSError:
+            pass
+    return out
+
+
+def one_run(k, rng, args, cluster, vouch, work):
+    db = f"chaos_{k}"
+    cluster.sql(f"CREATE DATABASE {db}")
+    url = cluster.url(db)
+    log = os.path.join(work, f"executions-{k}.log")
+    port = free_port()
+    api = subprocess.Popen([vouch, "serve", "--quiet", "--listen", f"127.0.0.1:{port}", "--db", url,
+                            "--concurrency", "0"], stderr=subprocess.DEVNULL, cwd=work)
+    base = f"http://127.0.0.1:{port}/"
+    for _ in range(200):
+        if try_rpc(base, "system.health", {}) is not None:
+            break
+        time.sleep(0.05)
+    worker_argv = [vouch, "serve", "--worker", "--db", url, "--concurrency", "4", "--lease", "1",
+                   "--shutdown-timeout", "1", "--sandbox", "off"]
+    workers = [subprocess.Popen(worker_argv, stderr=subprocess.DEVNULL, cwd=work) for _ in range(args.workers)]
+    # The trees: each task depends at random on earlier ones of its tree.
+    command = (
+        't=$(cat /proc/sys/kernel/random/uuid); '
+        f'echo "start $VOUCH_TASK_ID $t $(date +%s%N)" >> {log}; '
+        'sleep 0.$((RANDOM % 4))$((RANDOM % 10)); '
+        f'echo "end $VOUCH_TASK_ID $t $(date +%s%N)" >> {log}; echo "$t"'
+    )
+    roots, all_ids = [], []
+    for _ in range(args.trees):
+        ids = [str(uuid.uuid4()) for _ in range(args.tasks)]
+        tasks = [{"id": ids[0], "name": "root", "schemas": {"method": "command"},
+                  "inputs": {"command": command}, "dependencies": ids[1:]}]
+        for i in range(1, args.tasks):
+            deps = [d for d in ids[1:i] if rng.random() < 0.3]
+            tasks.append({"id": ids[i], "name": f"t{i}", "parent_id": ids[0], "schemas": {"method": "command"},
+                          "inputs": {"command": command}, "dependencies": deps})
+        rpc(base, "tasks.execute", {"tasks": tasks})
+        roots.append(ids[0])
+        all_ids.extend(ids)
+    actions = ["kill", "cut", "kill", "cut", "restart"] + (["freeze", "freeze"] if args.freeze else [])
+    done_by = time.time() + 90
+    frozen = set()
+    counts = {}
+    while time.time() < done_by:
+        states = [try_rpc(base, "tasks.get", {"task_id": r}) for r in roots]
+        if all(s is not None and s["status"] in ("completed", "failed", "cancelled") for s in states):
+            break
+        time.sleep(rng.uniform(0.1, 0.4))
+        action = rng.choice(actions)
+        if action == "restart" and rng.random() > 0.3:
+            action = "cut"
+        counts[action] = counts.get(action, 0) + 1
+        i = rng.randrange(len(workers))
+        if action == "kill":
+            workers[i].kill()
+            workers[i].wait()
+            workers[i] = subprocess.Popen(worker_argv, stderr=subprocess.DEVNULL, cwd=work)
+        elif action == "cut":
+            pids = cluster.sql(
+                f"SELECT pid FROM pg_stat_activity WHERE datname = '{db}' AND pid <> pg_backend_pid() "
+                f"AND application_name = ''", db).split()
+            if pids:
+                cluster.sql(f"SELECT pg_terminate_backend({rng.choice(pids)})", db)
+        elif action == "restart":
+            cluster.restart()
+        elif action == "freeze":
+            procs = descendants(workers[i].pid)
+            frozen.add(workers[i].pid)
+            for p in procs:
+                try:
+                    os.kill(p, signal.SIGSTOP)
+                except OSError:
+                    pass
+            time.sleep(1.5)
+            for p in procs:
+                try:
+                    os.kill(p, signal.SIGCONT)
+                except OSError:
+                    pass
+    # Let what was running settle before checking (no more chaos).
+    settle_by = time.time() + 60
+    while time.time() < settle_by:
+        states = [try_rpc(base, "tasks.get", {"task_id": r}) for r in roots]
+        if all(s is not None and s["status"] in ("completed", "failed", "cancelled") for s in states):
+            break
+        time.sleep(0.2)
+    violations = check(base, roots, all_ids, log)
+    for w in workers:
+        w.terminate()
+    for w in workers:
+        try:
+            w.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            w.kill()
+    api.terminate()
+    api.wait()
+    return violations, counts
+
+
+def check(base, roots, all_ids, log):
+    v = []
+    tasks = {}
+    for i in all_ids:
+        t = try_rpc(base, "tasks.get", {"task_id": i})
+        if t is None:
+            v.append(f"lost: {i}")
+        else:
+            tasks[i] = t
+    for i, t in tasks.items():
+        if t["status"] != "completed":
+            v.append(f"ended: {i} is {t['status']} ({t.get('error')})")
+    starts, ends = {}, {}
+    for line in open(log).read().splitlines() if os.path.exists(log) else []:
+        parts = line.split()
+        if len(parts) != 4:
+            continue
+        kind, task, token, at = parts
+        (starts if kind == "start" else ends).setdefault(task, []).append((int(at), token))
+    for i, t in tasks.items():
+        if t["status"] != "completed":
+            continue
+        stored = (t.get("result") or {}).get("stdout", "").strip()
+        started = sorted(starts.get(i, []))
+        if not started or stored != started[-1][1]:
+            v.append(f"fenced: {i} holds {stored!r}, its last execution to start was {started[-1][1] if started else None!r}")
+        spans = []
+        begun = {tok: at for at, tok in starts.get(i, [])}
+        for at, tok in ends.get(i, []):
+            if tok in begun:
+                spans.append((begun[tok], at, tok))
+        spans.sort()
+        for a, b in zip(spans, spans[1:]):
+            if b[0] < a[1]:
+                v.append(f"overlap: {i} ran {a[2]} and {b[2]} at once")
+    for r in roots:
+        req = urllib.request.Request(base.rstrip("/") + f"/events/{r}")
+        try:
+            with urllib.request.urlopen(req, timeout=30) as resp:
+                body = resp.read().decode()
+        except OSError as e:
+            v.append(f"events: {r}: {e}")
+            continue
+        last = {}
+        for block in body.split("\n\n"):
+            data = [l[5:].strip() for l in block.splitlines() if l.startswith("data:")]
+            if data:
+                d = json.loads(data[0])
+                last[d["task_id"]] = d["status"]
+        for i, t in tasks.items():
+            if t.get("parent_id") == r or i == r:
+                if last.get(i) != t["status"]:
+                    v.append(f"events: {i} ends {last.get(i)} in its stream, {t['status']} in the store")
+    return v
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--seed", type=int, default=int(time.time()))
+    ap.add_argument("--workers", type=int, default=3)
+    ap.add_argument("--trees", type=int, default=3)
+    ap.add_argument("--tasks", type=int, default=8)
+    ap.add_argument("--freeze", action="store_true", help="also SIGSTOP workers past their lease")
+    ap.add_argument("--vouch", default=os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")), "release", "vouch"))
+    args = ap.parse_args()
+    rng = random.Random(args.seed)
+    print(f"seed {args.seed}", flush=True)
+    cluster = Cluster()
+    work = tempfile.mkdtemp(prefix="vouch-chaos-")
+    failed = 0
+    started = time.time()
+    totals = {}
+    try:
+        for k in range(args.runs):
+            violations, counts = one_run(k, rng, args, cluster, os.path.abspath(args.vouch), work)
+            for a, n in counts.items():
+                totals[a] = totals.get(a, 0) + n
+            failed += bool(violations)
+            print(f"run {k + 1}: {'FAILED' if violations else 'ok'} {counts}", flush=True)
+            for line in violations[:20]:
+                print(f"  {line}", flush=True)
+    finally:
+        cluster.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"{args.runs} runs, {failed} failed, {time.time() - started:.0f} s; chaos: {totals}", flush=True)
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
