@@ -2,20 +2,22 @@
 """A crash harness for `vouch serve` on PostgreSQL: workers are killed, cut off and restarted,
 and PostgreSQL itself is restarted, while task trees run; then the invariants are checked.
 
-    python3 scripts/chaos.py [--runs N] [--seed S] [--workers 3] [--trees 3] [--tasks 8]
-                             [--vouch target/release/vouch] [--freeze]
+    python3 scripts/chaos.py [--runs N] [--seed S] [--workers 3] [--trees 3] [--tasks 16]
+                             [--lease 1] [--sleep 1.9] [--vouch target/release/vouch] [--freeze]
 
 Each run uses a fresh database on one throwaway cluster (initdb + pg_ctl on a socket in a
 temporary folder; as root, PostgreSQL runs as `postgres`), an API process and --workers worker
-processes (lease 1 s, 4 tasks at once each). It creates --trees trees of --tasks `command`
-tasks, each depending at random on earlier ones; every execution appends `start`/`end` lines
-with a token of its own to a log and prints the token. While the trees run, a chaos loop picks
-one action every 0.1-0.4 s:
+processes (--lease, 1 s; 4 tasks at once each). It creates --trees trees of --tasks `command`
+tasks, each depending at random on earlier ones; every execution sleeps up to --sleep seconds
+and appends `start`/`end` lines (its token, the time, its worker) to a log, and prints the
+token. Each worker has a keeper (`vouch __keeper`, outside the worker's process tree). While the trees run, a chaos loop picks
+one action every 0.05-0.25 s:
 
   kill      kill -9 a worker, and start a new one
   cut       terminate a worker's database connections (pg_terminate_backend)
   restart   restart PostgreSQL at once (pg_ctl restart -m immediate), about one time in 15
-  freeze    (with --freeze) SIGSTOP a worker past its lease, SIGCONT it 0.5 s after
+  freeze    (with --freeze) SIGSTOP a worker and the task processes under it for 1.5 leases,
+            then SIGCONT them: a stalled worker (its keeper is not frozen)
 
 Checked after each run (any violation fails the run, and the script exits 1):
 
@@ -23,7 +25,8 @@ Checked after each run (any violation fails the run, and the script exits 1):
   lost      every task created is there, once
   fenced    each task's stored result is the token of its last execution to start: no
             stale attempt's write was accepted over a newer one's
-  overlap   no two executions of one task that both ended overlapped in time
+  overlap   no two executions of one task that both ended overlapped in time (a violation
+            names the first one's worker and whether it was frozen)
   events    each tree's event stream ends with every task's final status
 
 Prints one line per run and a summary; exit 0 when every run held every invariant.
@@ -132,15 +135,16 @@ def one_run(k, rng, args, cluster, vouch, work):
         if try_rpc(base, "system.health", {}) is not None:
             break
         time.sleep(0.05)
-    worker_argv = [vouch, "serve", "--worker", "--db", url, "--concurrency", "4", "--lease", "1",
+    worker_argv = [vouch, "serve", "--worker", "--db", url, "--concurrency", "4", "--lease", str(args.lease),
                    "--shutdown-timeout", "1", "--sandbox", "off"]
     workers = [subprocess.Popen(worker_argv, stderr=subprocess.DEVNULL, cwd=work) for _ in range(args.workers)]
     # The trees: each task depends at random on earlier ones of its tree.
     command = (
         't=$(cat /proc/sys/kernel/random/uuid); '
-        f'echo "start $VOUCH_TASK_ID $t $(date +%s%N)" >> {log}; '
-        'sleep 0.$((RANDOM % 4))$((RANDOM % 10)); '
-        f'echo "end $VOUCH_TASK_ID $t $(date +%s%N)" >> {log}; echo "$t"'
+        f'echo "start $VOUCH_TASK_ID $t $(date +%s%N) $PPID" >> {log}; '
+        f'm=$(( $(od -An -N2 -tu2 /dev/urandom) % {int(args.sleep * 1000) + 1} )); '
+        'sleep $((m / 1000)).$(printf %03d $((m % 1000))); '
+        f'echo "end $VOUCH_TASK_ID $t $(date +%s%N) $PPID" >> {log}; echo "$t"'
     )
     roots, all_ids = [], []
     for _ in range(args.trees):
@@ -156,13 +160,13 @@ def one_run(k, rng, args, cluster, vouch, work):
         all_ids.extend(ids)
     actions = ["kill", "cut", "kill", "cut", "restart"] + (["freeze", "freeze"] if args.freeze else [])
     done_by = time.time() + 90
-    frozen = set()
+    frozen = []
     counts = {}
     while time.time() < done_by:
         states = [try_rpc(base, "tasks.get", {"task_id": r}) for r in roots]
         if all(s is not None and s["status"] in ("completed", "failed", "cancelled") for s in states):
             break
-        time.sleep(rng.uniform(0.1, 0.4))
+        time.sleep(rng.uniform(0.05, 0.25))
         action = rng.choice(actions)
         if action == "restart" and rng.random() > 0.3:
             action = "cut"
@@ -182,18 +186,19 @@ def one_run(k, rng, args, cluster, vouch, work):
             cluster.restart()
         elif action == "freeze":
             procs = descendants(workers[i].pid)
-            frozen.add(workers[i].pid)
+            stopped_at = time.time_ns()
             for p in procs:
                 try:
                     os.kill(p, signal.SIGSTOP)
                 except OSError:
                     pass
-            time.sleep(1.5)
+            time.sleep(1.5 * args.lease)
             for p in procs:
                 try:
                     os.kill(p, signal.SIGCONT)
                 except OSError:
                     pass
+            frozen.append((workers[i].pid, stopped_at, time.time_ns()))
     # Let what was running settle before checking (no more chaos).
     settle_by = time.time() + 60
     while time.time() < settle_by:
@@ -201,7 +206,7 @@ def one_run(k, rng, args, cluster, vouch, work):
         if all(s is not None and s["status"] in ("completed", "failed", "cancelled") for s in states):
             break
         time.sleep(0.2)
-    violations = check(base, roots, all_ids, log)
+    violations = check(base, roots, all_ids, log, frozen)
     for w in workers:
         w.terminate()
     for w in workers:
@@ -214,7 +219,7 @@ def one_run(k, rng, args, cluster, vouch, work):
     return violations, counts
 
 
-def check(base, roots, all_ids, log):
+def check(base, roots, all_ids, log, frozen):
     v = []
     tasks = {}
     for i in all_ids:
@@ -229,10 +234,10 @@ def check(base, roots, all_ids, log):
     starts, ends = {}, {}
     for line in open(log).read().splitlines() if os.path.exists(log) else []:
         parts = line.split()
-        if len(parts) != 4:
+        if len(parts) != 5:
             continue
-        kind, task, token, at = parts
-        (starts if kind == "start" else ends).setdefault(task, []).append((int(at), token))
+        kind, task, token, at, worker = parts
+        (starts if kind == "start" else ends).setdefault(task, []).append((int(at), token, int(worker)))
     for i, t in tasks.items():
         if t["status"] != "completed":
             continue
@@ -241,14 +246,16 @@ def check(base, roots, all_ids, log):
         if not started or stored != started[-1][1]:
             v.append(f"fenced: {i} holds {stored!r}, its last execution to start was {started[-1][1] if started else None!r}")
         spans = []
-        begun = {tok: at for at, tok in starts.get(i, [])}
-        for at, tok in ends.get(i, []):
+        begun = {tok: (at, w) for at, tok, w in starts.get(i, [])}
+        for at, tok, _ in ends.get(i, []):
             if tok in begun:
-                spans.append((begun[tok], at, tok))
+                spans.append((begun[tok][0], at, tok, begun[tok][1]))
         spans.sort()
         for a, b in zip(spans, spans[1:]):
             if b[0] < a[1]:
-                v.append(f"overlap: {i} ran {a[2]} and {b[2]} at once")
+                stalled = [f for f in frozen if f[0] == a[3] and a[0] < f[2] and f[1] < a[1]]
+                v.append(f"overlap: {i} ran {a[2]} and {b[2]} at once"
+                         + (f" (the first one's worker was frozen {stalled})" if stalled else f" (worker {a[3]}, not frozen)"))
     for r in roots:
         req = urllib.request.Request(base.rstrip("/") + f"/events/{r}")
         try:
@@ -276,8 +283,10 @@ def main():
     ap.add_argument("--seed", type=int, default=int(time.time()))
     ap.add_argument("--workers", type=int, default=3)
     ap.add_argument("--trees", type=int, default=3)
-    ap.add_argument("--tasks", type=int, default=8)
+    ap.add_argument("--tasks", type=int, default=16)
     ap.add_argument("--freeze", action="store_true", help="also SIGSTOP workers past their lease")
+    ap.add_argument("--lease", type=float, default=1.0, help="the workers' lease, in seconds")
+    ap.add_argument("--sleep", type=float, default=1.9, help="the longest a task runs, in seconds")
     ap.add_argument("--vouch", default=os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")), "release", "vouch"))
     args = ap.parse_args()
     rng = random.Random(args.seed)

@@ -55,6 +55,28 @@ pub struct Options {
     /// Confines the child by the kernel ([`crate::Sandbox`]); a sandbox this machine cannot
     /// enforce (outside best-effort) is an error, and the child does not start.
     pub sandbox: Option<crate::Sandbox>,
+    /// Told the child's process group when it starts and again just before the group is
+    /// killed and the child reaped (the group id is still the child's then).
+    pub on_group: Option<OnGroup>,
+}
+
+/// A moment in the life of a child's process group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GroupEvent {
+    /// The child started, leading this group.
+    Started(u32),
+    /// The child ended (or is being stopped); its group is killed next.
+    Ending(u32),
+}
+
+/// What [`Options::on_group`] calls.
+#[derive(Clone)]
+pub struct OnGroup(pub Arc<dyn Fn(GroupEvent) + Send + Sync>);
+
+impl std::fmt::Debug for OnGroup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OnGroup(..)")
+    }
 }
 
 impl Options {
@@ -68,6 +90,7 @@ impl Options {
             cancel: None,
             hunt_escapes: false,
             sandbox: None,
+            on_group: None,
         }
     }
 
@@ -90,6 +113,13 @@ impl Options {
     #[must_use]
     pub fn cancel_on(mut self, flag: Arc<AtomicBool>) -> Options {
         self.cancel = Some(flag);
+        self
+    }
+
+    /// Calls `hook` when the child's group starts and before it is killed.
+    #[must_use]
+    pub fn on_group(mut self, hook: OnGroup) -> Options {
+        self.on_group = Some(hook);
         self
     }
 
@@ -212,6 +242,9 @@ fn run_here(mut command: Command, options: &Options) -> std::io::Result<Finished
     let mut child = command.spawn()?;
     // The command held the parent's copies of the write ends.
     drop(command);
+    if let Some(hook) = &options.on_group {
+        (hook.0)(GroupEvent::Started(child.id()));
+    }
     if let (Some(bytes), Some(mut pipe)) = (options.stdin.clone(), child.stdin.take()) {
         std::thread::spawn(move || {
             use std::io::Write;
@@ -244,6 +277,9 @@ fn run_here(mut command: Command, options: &Options) -> std::io::Result<Finished
         child.wait()
     });
     let (timed_out, cancelled) = wait(&done_rx, options);
+    if let Some(hook) = &options.on_group {
+        (hook.0)(GroupEvent::Ending(pid));
+    }
     kill_group(pid);
     let _ = reap_tx.send(());
     let status: ExitStatus = waiter

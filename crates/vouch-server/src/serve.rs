@@ -41,6 +41,9 @@ pub struct Options {
     pub shutdown_timeout: Duration,
     /// How long events are kept (`None`: for ever); swept by the workers.
     pub events_retention: Option<Duration>,
+    /// The command that starts a keeper for this process's task children
+    /// ([`vouch_process::Keeper`]); `None` runs without one.
+    pub keeper: Option<Vec<std::ffi::OsString>>,
 }
 
 impl Options {
@@ -60,6 +63,7 @@ impl Options {
             stream_idle: crate::http::IDLE_END,
             shutdown_timeout: Duration::from_secs(30),
             events_retention: Config::default().events_retention,
+            keeper: None,
         }
     }
 }
@@ -118,6 +122,7 @@ pub fn run(
             lease: options.lease,
             shutdown_timeout: options.shutdown_timeout,
             events_retention: options.events_retention,
+            keeper: options.keeper.clone(),
             ..Config::default()
         };
         Some(Engine::start(

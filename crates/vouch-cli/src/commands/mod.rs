@@ -64,6 +64,9 @@ pub(crate) enum Command {
     /// The kernel's confinement of what agents run: what this machine enforces, proved
     #[command(subcommand)]
     Sandbox(sandbox::SandboxCommand),
+    /// The keeper of a `vouch serve` worker's task children (started by the worker itself)
+    #[command(name = "__keeper", hide = true)]
+    Keeper,
 }
 
 /// Runs a command and returns its exit code.
@@ -83,5 +86,9 @@ pub(crate) fn run(command: &Command, ui: &mut Ui) -> Result<u8, CommandError> {
         Command::Report(c) => report::run(c, ui),
         Command::Mcp(c) => mcp::run(c, ui),
         Command::Sandbox(c) => sandbox::run(c, ui),
+        Command::Keeper => {
+            vouch_process::serve_keeper(std::io::stdin());
+            Ok(0)
+        }
     }
 }

@@ -146,6 +146,11 @@ pub(crate) fn run(args: &ServeArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     let mut options = Options::new(args.db.clone());
     options.shutdown_timeout = shutdown_timeout;
     options.events_retention = args.events_retention.0;
+    // The keeper is this same program; where it cannot be found, the watchdog alone stops
+    // runs whose lease runs out.
+    options.keeper = std::env::current_exe()
+        .ok()
+        .map(|exe| vec![exe.into_os_string(), "__keeper".into()]);
     options.listen = (!args.worker).then_some(args.listen);
     if let Some(n) = args.concurrency {
         options.concurrency = n;

@@ -6,6 +6,7 @@ mod adversary;
 mod agent_tests;
 mod apflow_client;
 mod approval;
+mod chaos;
 mod cli_agents;
 mod dashboard;
 mod fuseraft;

@@ -72,6 +72,27 @@ impl Served {
         (status, sent.elapsed())
     }
 
+    /// Sends `signal` to this process and every process under it (a stalled machine's view of
+    /// a worker: its task children stop with it).
+    fn signal_tree(&self, signal: &str) {
+        let mut todo = vec![self.child.id()];
+        let mut all = Vec::new();
+        while let Some(pid) = todo.pop() {
+            all.push(pid.to_string());
+            let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"));
+            todo.extend(
+                children
+                    .unwrap_or_default()
+                    .split_whitespace()
+                    .filter_map(|c| c.parse::<u32>().ok()),
+            );
+        }
+        let _ = Command::new("kill")
+            .arg(format!("-{signal}"))
+            .args(&all)
+            .status();
+    }
+
     fn kill9(&mut self) {
         let _ = Command::new("kill")
             .args(["-9", &self.child.id().to_string()])
@@ -286,6 +307,55 @@ fn a_killed_postgres_worker_s_task_is_claimed_again_and_finishes_once() {
         lines(&done).len(),
         1,
         "the killed run must not finish as well"
+    );
+}
+
+#[test]
+fn a_worker_frozen_past_its_lease_has_its_task_s_child_killed_by_its_keeper_so_two_runs_never_overlap()
+ {
+    let pg = cluster();
+    let dir = tempfile::tempdir().unwrap();
+    let (log, done) = (dir.path().join("started"), dir.path().join("finished"));
+    let api = Served::api(dir.path(), pg.url());
+    let worker_args = [
+        "--worker",
+        "--db",
+        pg.url(),
+        "--concurrency",
+        "1",
+        "--lease",
+        "1",
+    ];
+    let first = Served::start(dir.path(), &worker_args);
+    let command = format!(
+        "echo run >> {}; sleep 1; echo run >> {}",
+        log.display(),
+        done.display()
+    );
+    api.client()
+        .call("tasks.execute", &json!({"id": id(1), "name": "slow", "schemas": {"method": "command"}, "inputs": {"command": command}}))
+        .unwrap();
+    wait_for("the first run", Duration::from_secs(30), || {
+        !lines(&log).is_empty()
+    });
+    // The worker and its task's child stop; another worker takes the task after the lease.
+    first.signal_tree("STOP");
+    let _second = Served::start(dir.path(), &worker_args);
+    wait_for("the second run", Duration::from_secs(30), || {
+        lines(&log).len() == 2
+    });
+    // The first worker resumes after its child's sleep should have ended: without a keeper, the
+    // child would finish before its worker noticed the lease was lost.
+    first.signal_tree("CONT");
+    let client = api.client();
+    wait_for("the second run's end", Duration::from_secs(60), || {
+        status(&client, 1) == "completed"
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(
+        lines(&done).len(),
+        1,
+        "the frozen worker's child must not run on after its lease"
     );
 }
 

@@ -204,6 +204,7 @@ impl Dispatcher {
             cancel: Arc::new(AtomicBool::new(false)),
             stop: Arc::new(std::sync::atomic::AtomicU8::new(Stop::No as u8)),
             confirmed_until: asked + held(self.config.lease),
+            group: Arc::default(),
         };
         self.signals
             .runs()

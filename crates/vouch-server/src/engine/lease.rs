@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use tracing::warn;
 
-use super::{Signals, Stop, held, lease_ms};
+use super::{Signals, Stop, held, kill_at, lease_ms};
 use crate::store::Store;
 
 pub(super) struct Heartbeat {
@@ -19,6 +19,7 @@ pub(super) struct Heartbeat {
     pub(super) signals: Arc<Signals>,
     pub(super) stop: Arc<AtomicBool>,
     pub(super) lease: Duration,
+    pub(super) keeper: Option<Arc<vouch_process::Keeper>>,
 }
 
 impl Heartbeat {
@@ -43,6 +44,16 @@ impl Heartbeat {
                     for (key, run) in self.signals.runs().iter_mut() {
                         if renewed.contains(key) {
                             run.confirmed_until = run.confirmed_until.max(until);
+                            let group = run.group.load(Ordering::SeqCst);
+                            if let (Some(keeper), true) = (&self.keeper, group != 0) {
+                                // Not told: the keeper kills the group at its old deadline,
+                                // which this run's watchdog keeps too.
+                                if let Err(e) =
+                                    keeper.keep(group, kill_at(run.confirmed_until, self.lease))
+                                {
+                                    warn!("the keeper was not told of a renewed lease: {e}");
+                                }
+                            }
                         } else if leases.contains(key) {
                             // Cancelled, or another worker holds it now: stop this copy (S3).
                             run.stop(Stop::LeaseLost);

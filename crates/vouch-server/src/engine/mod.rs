@@ -29,7 +29,7 @@ mod scheduler;
 mod worker;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -56,6 +56,11 @@ pub struct Config {
     pub shutdown_timeout: Duration,
     /// How long events are kept (`None`: for ever).
     pub events_retention: Option<Duration>,
+    /// The command that starts this process's keeper ([`vouch_process::Keeper`]): the
+    /// process, apart from this one, that kills a task's child when its lease runs out while
+    /// this process is stalled, or when this process dies. `None`: no keeper (the watchdog
+    /// alone stops runs).
+    pub keeper: Option<Vec<std::ffi::OsString>>,
 }
 
 impl Default for Config {
@@ -71,6 +76,7 @@ impl Default for Config {
             ),
             shutdown_timeout: Duration::from_secs(30),
             events_retention: Some(Duration::from_secs(7 * 24 * 3600)),
+            keeper: None,
         }
     }
 }
@@ -110,6 +116,9 @@ pub(crate) struct Running {
     /// The lease is surely held until this moment: the time the last renewal that succeeded
     /// was sent, plus the lease, less a margin.
     confirmed_until: Instant,
+    /// The process group of the child the run started (0: none yet, or it ended), which the
+    /// keeper is told about.
+    group: Arc<AtomicU32>,
 }
 
 impl Running {
@@ -220,6 +229,14 @@ impl Engine {
             concurrency: config.concurrency.max(1),
             ..config.clone()
         };
+        let keeper = config.keeper.as_deref().and_then(|argv| {
+            vouch_process::Keeper::spawn(argv)
+                .map_err(|e| {
+                    tracing::warn!("the keeper did not start ({e}); the watchdog alone stops runs whose lease runs out");
+                })
+                .ok()
+                .map(Arc::new)
+        });
         for i in 0..config.concurrency {
             let worker = worker::Worker {
                 store: Arc::clone(&store),
@@ -227,6 +244,8 @@ impl Engine {
                 signals: Arc::clone(&signals),
                 jobs: Arc::clone(&queue),
                 inbox: Arc::clone(&inbox),
+                keeper: keeper.clone(),
+                lease: config.lease,
             };
             threads.push(
                 std::thread::Builder::new()
@@ -250,6 +269,7 @@ impl Engine {
             signals: Arc::clone(&signals),
             stop: Arc::clone(&stop),
             lease: config.lease,
+            keeper,
         };
         threads.push(
             std::thread::Builder::new()
@@ -355,6 +375,13 @@ fn held(lease: Duration) -> Duration {
     lease.saturating_sub(margin)
 }
 
+/// When the keeper kills a run's child whose lease was confirmed until `confirmed`: half-way
+/// through the margin [`held`] leaves — after this process's watchdog has stopped the run
+/// (so the run records nothing), before another worker may claim the task.
+fn kill_at(confirmed: Instant, lease: Duration) -> Instant {
+    confirmed + lease.saturating_sub(held(lease)) / 2
+}
+
 /// Checks `inputs` against a draft-07 `schema`; the first problem when they do not match.
 pub(crate) fn check_inputs(
     schema: &Value,
@@ -386,6 +413,7 @@ mod tests {
             cancel: Arc::new(AtomicBool::new(false)),
             stop: Arc::new(AtomicU8::new(0)),
             confirmed_until: Instant::now(),
+            group: Arc::default(),
         }
     }
 

@@ -3,15 +3,16 @@
 //! to record, when it was stopped because its lease was lost or could not be confirmed, or
 //! because the process is shutting down (S1, S3, S4).
 
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::Ordering;
 use std::sync::mpsc::Receiver;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::json;
-use tracing::debug;
+use tracing::{debug, warn};
+use vouch_process::{GroupEvent, Keeper, OnGroup};
 
 use super::dispatch::{Assigned, Ended, Inbox};
-use super::{Registry, Signals, Stop, check_inputs};
+use super::{Registry, Running, Signals, Stop, check_inputs, kill_at};
 use crate::engine::Job;
 use crate::store::{Outcome, Store};
 
@@ -21,6 +22,8 @@ pub(super) struct Worker {
     pub(super) signals: Arc<Signals>,
     pub(super) jobs: Arc<Mutex<Receiver<Assigned>>>,
     pub(super) inbox: Inbox,
+    pub(super) keeper: Option<Arc<Keeper>>,
+    pub(super) lease: std::time::Duration,
 }
 
 impl Worker {
@@ -36,9 +39,23 @@ impl Worker {
                 return;
             };
             let (task, attempt) = (claimed.task, claimed.attempt);
-            let outcome = self.outcome(&task, Arc::clone(&run.cancel));
-            self.signals.runs().remove(&(task.id.clone(), attempt));
+            let outcome = self.outcome(&task, attempt, &run);
+            let confirmed = self
+                .signals
+                .runs()
+                .remove(&(task.id.clone(), attempt))
+                .map(|r| r.confirmed_until);
+            // A run that ends after its lease was last confirmed records nothing, as if the
+            // watchdog had stopped it first: its child may have been killed by the keeper.
+            let unconfirmed = confirmed.is_some_and(|c| std::time::Instant::now() >= c);
             let outcome = match run.stopped() {
+                _ if unconfirmed => {
+                    debug!(
+                        "task {} attempt {attempt}: ended after its lease was last confirmed, nothing recorded",
+                        task.id
+                    );
+                    None
+                }
                 Stop::LeaseLost | Stop::Shutdown => {
                     // Another attempt may hold the task, or will after the lease: this one
                     // records nothing.
@@ -48,7 +65,7 @@ impl Worker {
                     );
                     None
                 }
-                Stop::Cancelled | Stop::No => Some(readable(outcome)),
+                Stop::Cancelled | Stop::No => outcome.map(readable),
             };
             self.inbox
                 .lock()
@@ -62,25 +79,26 @@ impl Worker {
         }
     }
 
-    /// Runs `task` with its executor; what cannot run fails with the reason.
-    fn outcome(&self, task: &vouch_tasks::Task, cancel: Arc<AtomicBool>) -> Outcome {
+    /// Runs `task` with its executor; what cannot run fails with the reason. `None` when the
+    /// store could not give what the run needs (nothing is to be recorded).
+    fn outcome(&self, task: &vouch_tasks::Task, attempt: i64, run: &Running) -> Option<Outcome> {
         let Some(schemas) = &task.schemas else {
             // A task without an executor groups others: it completes when it is ready.
-            return Outcome::Completed(json!({}));
+            return Some(Outcome::Completed(json!({})));
         };
         let Some(executor) = self.registry.get(&schemas.method) else {
-            return Outcome::Failed(json!({
+            return Some(Outcome::Failed(json!({
                 "message": format!("no executor for method `{}`", schemas.method),
                 "code": crate::rpc::code::EXECUTOR_NOT_FOUND,
-            }));
+            })));
         };
         if let Some(schema) = &schemas.input_schema
             && let Err(why) = check_inputs(schema, &task.inputs)
         {
-            return Outcome::Failed(json!({
+            return Some(Outcome::Failed(json!({
                 "message": format!("inputs do not match input_schema: {why}"),
                 "code": crate::rpc::code::INVALID_SCHEMA,
-            }));
+            })));
         }
         let dependencies = if task.dependencies.is_empty() {
             Vec::new()
@@ -88,21 +106,34 @@ impl Worker {
             match self.store.dependency_results(task) {
                 Ok(d) => d,
                 Err(e) => {
-                    return Outcome::Failed(
-                        json!({"message": format!("cannot read the dependencies: {e}")}),
+                    // The store's trouble, not the task's: nothing is recorded, and the task
+                    // runs again after its lease.
+                    tracing::warn!(
+                        "task {}: its dependencies cannot be read ({e}); it runs again after its lease",
+                        task.id
                     );
+                    return None;
                 }
             }
         };
         let job = Job {
             task,
             dependencies: &dependencies,
-            cancel,
+            cancel: Arc::clone(&run.cancel),
+            on_group: self.keeper.as_ref().map(|keeper| {
+                on_group(
+                    keeper,
+                    &self.signals,
+                    (task.id.clone(), attempt),
+                    run,
+                    self.lease,
+                )
+            }),
         };
         // An executor that panics fails its task instead of taking the worker down.
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| executor.run(&job))).unwrap_or_else(|_| {
+        Some(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| executor.run(&job))).unwrap_or_else(|_| {
             Outcome::Failed(json!({"message": format!("the `{}` executor failed unexpectedly", schemas.method)}))
-        })
+        }))
     }
 }
 
@@ -141,6 +172,41 @@ fn depth(value: &serde_json::Value) -> usize {
         }
     }
     deepest
+}
+
+/// The hook an executor's child reports its process group to: the keeper is told to kill the
+/// group when the run's confirmed lease runs out (moved on by each renewal), and released
+/// from it when the child ends.
+fn on_group(
+    keeper: &Arc<Keeper>,
+    signals: &Arc<Signals>,
+    key: (String, i64),
+    run: &Running,
+    lease: std::time::Duration,
+) -> OnGroup {
+    let keeper = Arc::clone(keeper);
+    let signals = Arc::clone(signals);
+    let group = Arc::clone(&run.group);
+    let claimed_until = run.confirmed_until;
+    OnGroup(Arc::new(move |event| {
+        let told = match event {
+            GroupEvent::Started(pid) => {
+                // Under the lock of the runs, so a renewal cannot slip between the deadline
+                // read and the group stored (the heartbeat tells the keeper of groups it sees).
+                let runs = signals.runs();
+                group.store(pid, Ordering::SeqCst);
+                let until = runs.get(&key).map_or(claimed_until, |r| r.confirmed_until);
+                keeper.keep(pid, kill_at(until, lease))
+            }
+            GroupEvent::Ending(pid) => {
+                group.store(0, Ordering::SeqCst);
+                keeper.release(pid)
+            }
+        };
+        if let Err(e) = told {
+            warn!("the keeper was not told of a task's child: {e}");
+        }
+    }))
 }
 
 #[cfg(test)]

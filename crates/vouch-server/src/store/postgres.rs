@@ -289,6 +289,22 @@ fn retryable(e: &StoreError) -> bool {
     matches!(e, StoreError::Database(m) if m.starts_with("40001") || m.starts_with("40P01"))
 }
 
+/// True when the connection was lost (terminated by the server, the server restarting, the
+/// socket closed): a read is run again on a new connection; a write is not, since it may
+/// have committed.
+fn connection_lost(e: &StoreError) -> bool {
+    match e {
+        StoreError::Open(_) => true,
+        StoreError::Database(m) => {
+            m.starts_with("57P0")
+                || m.starts_with("08")
+                || m.contains("connection closed")
+                || m.contains("error communicating with the server")
+        }
+        StoreError::Corrupt(_) => false,
+    }
+}
+
 impl Backend for Postgres {
     fn kind(&self) -> &'static str {
         "postgres"
@@ -335,6 +351,22 @@ impl Backend for Postgres {
                         break;
                     }
                 }
+            }
+        }
+    }
+
+    fn read(
+        &self,
+        body: &mut dyn FnMut(&mut dyn Sql) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            match self.transaction(body) {
+                Err(e) if tries < 3 && connection_lost(&e) => {
+                    std::thread::sleep(Duration::from_millis(100 * tries));
+                }
+                other => return other,
             }
         }
     }

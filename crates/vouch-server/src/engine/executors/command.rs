@@ -56,6 +56,9 @@ impl Executor for ShellCommand {
         let mut options = vouch_process::Options::new(timeout)
             .cap(cap)
             .cancel_on(Arc::clone(&job.cancel));
+        if let Some(hook) = &job.on_group {
+            options = options.on_group(hook.clone());
+        }
         if self.sandbox != super::CommandSandbox::Off {
             // A confined command's environment is the one set on it: the server's, as before.
             command.envs(std::env::vars_os());

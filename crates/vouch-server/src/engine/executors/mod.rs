@@ -39,6 +39,9 @@ pub struct Job<'a> {
     pub dependencies: &'a [(String, Status, Option<Value>)],
     /// Turns true when the run must stop (cancelled, or the lease was lost).
     pub cancel: Arc<AtomicBool>,
+    /// Told of the child process an executor starts (its group), so that the engine's keeper
+    /// can stop it if this process cannot; executors that start a child pass it on.
+    pub on_group: Option<vouch_process::OnGroup>,
 }
 
 /// Runs tasks of one `schemas.method`.

@@ -53,9 +53,12 @@ pub(super) fn run_vouch(
         command.current_dir(cwd);
     }
     command.env("VOUCH_TASK_ID", &job.task.id);
-    let options = vouch_process::Options::new(timeout)
+    let mut options = vouch_process::Options::new(timeout)
         .cap(CAP)
         .cancel_on(Arc::clone(&job.cancel));
+    if let Some(hook) = &job.on_group {
+        options = options.on_group(hook.clone());
+    }
     let done = match vouch_process::run(command, &options) {
         Ok(d) => d,
         Err(e) => {
