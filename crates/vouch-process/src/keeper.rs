@@ -13,6 +13,13 @@
 //! The protocol is lines on the keeper's standard input: `keep <group> <deadline>` (the
 //! deadline in nanoseconds of `CLOCK_MONOTONIC`, the same clock for every process of the
 //! machine) adds or moves a deadline; `release <group>` forgets a group whose child ended.
+//!
+//! Process ids are reused (32,768 of them by default, wrapped around within minutes on a busy
+//! machine), so the keeper notes when a group's leader started (from `/proc`) the first time
+//! it hears of the group, and kills the group only while that leader is there (its number
+//! cannot be taken while it is, even as a zombie): once the leader is gone, the number may
+//! belong to anyone. A worker killed outright takes its task's shell with it (the shell's
+//! parent-death signal); processes that shell started in its group live on.
 
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
@@ -128,32 +135,60 @@ pub fn serve(input: impl std::io::Read + Send + 'static) {
             }
         }
     });
-    let mut kept: HashMap<u32, u64> = HashMap::new();
+    // Each group: its deadline and when its leader started (clock ticks since boot).
+    let mut kept: HashMap<u32, (u64, u64)> = HashMap::new();
     loop {
         match rx.recv_timeout(TICK) {
             Ok(Order::Keep { group, deadline }) => {
-                kept.insert(group, deadline);
+                if let Some(entry) = kept.get_mut(&group) {
+                    entry.0 = deadline;
+                } else if let Some((_, started)) = stat(group) {
+                    kept.insert(group, (deadline, started));
+                }
+                // Else the leader is gone already: its child ended, nothing to keep.
             }
             Ok(Order::Release { group }) => {
                 kept.remove(&group);
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => {
-                for group in kept.keys() {
-                    kill_group(*group);
+                for (group, (_, started)) in &kept {
+                    kill_own(*group, *started);
                 }
                 return;
             }
         }
         let now = monotonic_ns();
-        kept.retain(|group, deadline| {
+        kept.retain(|group, (deadline, started)| {
             let alive = *deadline > now;
             if !alive {
-                kill_group(*group);
+                kill_own(*group, *started);
             }
             alive
         });
     }
+}
+
+/// Kills the group `group` while its leader is the process that started at `started` (alive,
+/// or ended and not yet reaped: its number is not free then). A leader gone leaves the group
+/// alone: its number may lead another group by now, and a group without its leader cannot be
+/// told from one that took the number since (a program that started a daemon and exited).
+fn kill_own(group: u32, started: u64) {
+    if stat(group).is_some_and(|(_, s)| s == started) {
+        kill_group(group);
+    }
+}
+
+/// A process's group and start time (clock ticks since boot), from `/proc/<pid>/stat`.
+fn stat(pid: u32) -> Option<(u32, u64)> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The name, in parentheses, may hold anything: the fields start after the last `)`.
+    let fields: Vec<&str> = text
+        .get(text.rfind(')')? + 1..)?
+        .split_whitespace()
+        .collect();
+    // After the name: state, ppid, pgrp (the 5th field), …, starttime (the 22nd).
+    Some((fields.get(2)?.parse().ok()?, fields.get(19)?.parse().ok()?))
 }
 
 /// Now on `CLOCK_MONOTONIC`, in nanoseconds.
@@ -190,6 +225,21 @@ mod tests {
         ] {
             assert_eq!(parse(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn a_process_s_group_and_start_are_read_from_proc() {
+        let me = std::process::id();
+        let (group, started) = stat(me).expect("this process's stat");
+        assert_eq!(
+            group,
+            rustix::process::getpgrp()
+                .as_raw_nonzero()
+                .get()
+                .unsigned_abs()
+        );
+        assert!(started > 0);
+        assert_eq!(stat(me).map(|s| s.1), Some(started));
     }
 
     #[test]

@@ -199,6 +199,9 @@ fn on_group(
                 keeper.keep(pid, kill_at(until, lease))
             }
             GroupEvent::Ending(pid) => {
+                // Under the lock too: a renewal read before cannot tell the keeper of the group
+                // after it was released (its number may be another process's soon).
+                let _runs = signals.runs();
                 group.store(0, Ordering::SeqCst);
                 keeper.release(pid)
             }

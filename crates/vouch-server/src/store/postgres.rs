@@ -43,6 +43,11 @@ const MIGRATIONS: &[Migration] = &[
         "event times",
         include_str!("migrations/postgres/0006_event_times.sql"),
     ),
+    (
+        7,
+        "status",
+        include_str!("migrations/postgres/0007_status.sql"),
+    ),
 ];
 
 /// Connections kept for reuse.

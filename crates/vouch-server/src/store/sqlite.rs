@@ -30,6 +30,11 @@ const MIGRATIONS: &[Migration] = &[
         "event times",
         include_str!("migrations/sqlite/0005_event_times.sql"),
     ),
+    (
+        6,
+        "status",
+        include_str!("migrations/sqlite/0006_status.sql"),
+    ),
 ];
 
 /// The SQLite backend: a connection that writes, and one that reads (WAL lets a reader see
@@ -228,5 +233,38 @@ impl Backend for Sqlite {
             "ROLLBACK"
         });
         outcome
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The plan SQLite picks for `query` on a migrated store, one step per line.
+    fn plan(query: &str) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Sqlite::open(&dir.path().join("t.db")).unwrap();
+        let c = store.reader.lock().unwrap();
+        let mut s = c.prepare(&format!("EXPLAIN QUERY PLAN {query}")).unwrap();
+        let rows = s.query_map([], |r| r.get::<_, String>(3)).unwrap();
+        rows.map(Result::unwrap).collect::<Vec<_>>().join("\n")
+    }
+
+    #[test]
+    fn the_status_index_serves_lists_and_counts_and_never_claims_or_tree_reads() {
+        let claim = plan(
+            "SELECT seq FROM tasks WHERE queued = 1 AND status = 'pending' AND waiting = 0 \
+             ORDER BY priority, seq LIMIT 8",
+        );
+        assert!(claim.contains("tasks_ready"), "{claim}");
+        let tree = plan("UPDATE tasks SET queued = 1 WHERE root_id = 'x' AND status = 'pending'");
+        assert!(tree.contains("tasks_root"), "{tree}");
+        let list = plan("SELECT * FROM tasks WHERE status || '' = 'failed' ORDER BY seq LIMIT 100");
+        assert!(
+            list.contains("tasks_status") && !list.contains("TEMP B-TREE"),
+            "{list}"
+        );
+        let count = plan("SELECT status || '', COUNT(*) FROM tasks GROUP BY status || ''");
+        assert!(count.contains("INDEX tasks_status"), "{count}");
     }
 }

@@ -126,7 +126,8 @@ pub(crate) fn list(sql: &mut dyn Sql, q: &ListQuery) -> Result<(Vec<Task>, u64),
     let mut clauses = Vec::new();
     let mut params: Vec<Val> = Vec::new();
     if let Some(status) = q.status {
-        clauses.push("status = ?");
+        // The key of the `tasks_status` index (see its migration): the status itself.
+        clauses.push("status || '' = ?");
         params.push(status.as_str().into());
     }
     if let Some(user) = &q.user_id {
@@ -158,7 +159,7 @@ pub(crate) fn list(sql: &mut dyn Sql, q: &ListQuery) -> Result<(Vec<Task>, u64),
 pub(crate) fn counts(sql: &mut dyn Sql) -> Result<Vec<(String, i64)>, StoreError> {
     Ok(sql
         .query(
-            "SELECT status, COUNT(*) FROM tasks GROUP BY status ORDER BY status",
+            "SELECT status || '', COUNT(*) FROM tasks GROUP BY status || '' ORDER BY 1",
             &[],
         )?
         .iter()
