@@ -155,34 +155,49 @@ def timed_run(service, n):
 
 
 class Postgres:
-    def __init__(self):
+    """A throwaway PostgreSQL cluster on a socket in a temporary folder (as root, run as the
+    `postgres` user); scripts/chaos.py uses it too."""
+
+    def __init__(self, max_connections=200, prefix="vouch-bench-pg-"):
         bins = sorted(d for d in os.listdir("/usr/lib/postgresql"))
         self.bin = f"/usr/lib/postgresql/{bins[-1]}/bin"
-        self.dir = tempfile.mkdtemp(prefix="vouch-bench-pg-")
+        self.dir = tempfile.mkdtemp(prefix=prefix)
         os.chmod(self.dir, 0o755)
         self.as_pg = os.geteuid() == 0
         if self.as_pg:
             shutil.chown(self.dir, "postgres", "postgres")
+        self.options = f"-k {self.dir} -c listen_addresses='' -c max_connections={max_connections}"
         self.sh(["initdb", "-D", f"{self.dir}/data", "-U", "postgres", "--auth=trust", "--no-sync"])
-        self.sh(["pg_ctl", "-D", f"{self.dir}/data", "-o", f"-k {self.dir} -c listen_addresses='' -c max_connections=200",
-                 "-l", f"{self.dir}/log", "-w", "start"])
-        self.url = f"postgres://postgres@localhost/postgres?host={self.dir}"
+        self.sh(["pg_ctl", "-D", f"{self.dir}/data", "-o", self.options, "-l", f"{self.dir}/log", "-w", "start"])
+        self.url = self.url_of("postgres")
         if os.environ.get("VOUCH_BENCH_SLOW_MS"):
             # Statements slower than this go to the PostgreSQL log (printed when a figure fails).
             self.sh(["psql", "-h", self.dir, "-U", "postgres", "-c",
                      f"ALTER SYSTEM SET log_min_duration_statement = {os.environ['VOUCH_BENCH_SLOW_MS']}",
                      "-c", "SELECT pg_reload_conf()"])
 
-    def sh(self, argv):
+    def url_of(self, db):
+        return f"postgres://postgres@localhost/{db}?host={self.dir}"
+
+    def sh(self, argv, check=True):
         argv = [f"{self.bin}/{argv[0]}"] + argv[1:]
         if self.as_pg:
             argv = ["runuser", "-u", "postgres", "--"] + argv
-        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return subprocess.run(argv, check=check, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+    def sql(self, statement, db="postgres"):
+        """Runs `statement` with psql; its rows, one per line (nothing when it failed)."""
+        return self.sh(["psql", "-h", self.dir, "-U", "postgres", "-d", db, "-At", "-c", statement], check=False).stdout
+
+    def restart(self):
+        """Restarts the cluster at once (`-m immediate`: no shutdown checkpoint, a crash to it)."""
+        self.sh(["pg_ctl", "-D", f"{self.dir}/data", "-o", self.options, "-l", f"{self.dir}/log",
+                 "-m", "immediate", "-w", "restart"], check=False)
 
     def stop(self):
         if sys.exc_info()[0] is not None and os.path.exists(f"{self.dir}/log"):
             print("--- the PostgreSQL log's end:", open(f"{self.dir}/log").read()[-4000:], file=sys.stderr)
-        self.sh(["pg_ctl", "-D", f"{self.dir}/data", "-m", "fast", "-w", "stop"])
+        self.sh(["pg_ctl", "-D", f"{self.dir}/data", "-m", "immediate", "-w", "stop"], check=False)
         shutil.rmtree(self.dir, ignore_errors=True)
 
 

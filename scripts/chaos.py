@@ -33,6 +33,7 @@ Prints one line per run and a summary; exit 0 when every run held every invarian
 """
 
 import argparse
+import importlib.util
 import json
 import os
 import random
@@ -46,59 +47,19 @@ import urllib.request
 import uuid
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
-
-
-def rpc(url, method, params, timeout=30):
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
-    req = urllib.request.Request(url, body, {"content-type": "application/json"})
-    with urllib.request.urlopen(req, timeout=timeout) as r:
-        answer = json.loads(r.read())
-    if "error" in answer:
-        raise RuntimeError(f"{method}: {answer['error']}")
-    return answer["result"]
+# The throwaway cluster and the JSON-RPC call are bench-server.py's.
+_spec = importlib.util.spec_from_file_location("bench_server", os.path.join(ROOT, "scripts", "bench-server.py"))
+bench = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bench)
+rpc = bench.rpc
 
 
 def try_rpc(url, method, params):
     """`rpc`, or None while the database is restarting."""
     try:
-        return rpc(url, method, params)
+        return rpc(url, method, params, timeout=30)
     except (RuntimeError, OSError):
         return None
-
-
-class Cluster:
-    def __init__(self):
-        bins = sorted(os.listdir("/usr/lib/postgresql"))
-        self.bin = f"/usr/lib/postgresql/{bins[-1]}/bin"
-        self.dir = tempfile.mkdtemp(prefix="vouch-chaos-pg-")
-        os.chmod(self.dir, 0o755)
-        self.as_pg = os.geteuid() == 0
-        if self.as_pg:
-            shutil.chown(self.dir, "postgres", "postgres")
-        self.sh("initdb", "-D", f"{self.dir}/data", "-U", "postgres", "--auth=trust", "--no-sync")
-        self.options = f"-k {self.dir} -c listen_addresses='' -c max_connections=300"
-        self.sh("pg_ctl", "-D", f"{self.dir}/data", "-o", self.options, "-l", f"{self.dir}/log", "-w", "start")
-
-    def sh(self, *argv, check=True):
-        argv = [f"{self.bin}/{argv[0]}", *argv[1:]]
-        if self.as_pg:
-            argv = ["runuser", "-u", "postgres", "--", *argv]
-        return subprocess.run(argv, check=check, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-
-    def sql(self, statement, db="postgres"):
-        return self.sh("psql", "-h", self.dir, "-U", "postgres", "-d", db, "-At", "-c", statement, check=False).stdout
-
-    def url(self, db):
-        return f"postgres://postgres@localhost/{db}?host={self.dir}"
-
-    def restart(self):
-        self.sh("pg_ctl", "-D", f"{self.dir}/data", "-o", self.options, "-l", f"{self.dir}/log",
-                "-m", "immediate", "-w", "restart", check=False)
-
-    def stop(self):
-        self.sh("pg_ctl", "-D", f"{self.dir}/data", "-m", "immediate", "-w", "stop", check=False)
-        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def free_port():
@@ -125,7 +86,7 @@ def descendants(pid):
 def one_run(k, rng, args, cluster, vouch, work):
     db = f"chaos_{k}"
     cluster.sql(f"CREATE DATABASE {db}")
-    url = cluster.url(db)
+    url = cluster.url_of(db)
     log = os.path.join(work, f"executions-{k}.log")
     port = free_port()
     api = subprocess.Popen([vouch, "serve", "--quiet", "--listen", f"127.0.0.1:{port}", "--db", url,
@@ -291,7 +252,7 @@ def main():
     args = ap.parse_args()
     rng = random.Random(args.seed)
     print(f"seed {args.seed}", flush=True)
-    cluster = Cluster()
+    cluster = bench.Postgres(max_connections=300, prefix="vouch-chaos-pg-")
     work = tempfile.mkdtemp(prefix="vouch-chaos-")
     failed = 0
     started = time.time()

@@ -263,14 +263,43 @@ fn cluster() -> Cluster {
     Cluster::start().unwrap_or_else(|e| panic!("a PostgreSQL cluster is needed: {e}"))
 }
 
-#[test]
-fn a_killed_postgres_worker_s_task_is_claimed_again_and_finishes_once() {
-    let pg = cluster();
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("started");
-    let done = dir.path().join("finished");
-    let api = Served::api(dir.path(), pg.url());
-    let worker_args = [
+/// A task that logs `run` to `started`, sleeps, and logs `run` to `finished`, executed through
+/// an API process and one PostgreSQL worker (a 1 s lease), once its first run has started.
+struct SlowTask {
+    api: Served,
+    first: Served,
+    started: std::path::PathBuf,
+    finished: std::path::PathBuf,
+}
+
+impl SlowTask {
+    fn start(pg: &Cluster, dir: &Path, sleep: &str) -> SlowTask {
+        let (started, finished) = (dir.join("started"), dir.join("finished"));
+        let api = Served::api(dir, pg.url());
+        let first = Served::start(dir, &worker_args(pg));
+        let command = format!(
+            "echo run >> {}; sleep {sleep}; echo run >> {}",
+            started.display(),
+            finished.display()
+        );
+        api.client()
+            .call("tasks.execute", &json!({"id": id(1), "name": "slow", "schemas": {"method": "command"}, "inputs": {"command": command}}))
+            .unwrap();
+        wait_for("the first run", Duration::from_secs(30), || {
+            !lines(&started).is_empty()
+        });
+        SlowTask {
+            api,
+            first,
+            started,
+            finished,
+        }
+    }
+}
+
+/// A worker running one task at a time under a 1 s lease.
+fn worker_args(pg: &Cluster) -> [&str; 7] {
+    [
         "--worker",
         "--db",
         pg.url(),
@@ -278,23 +307,18 @@ fn a_killed_postgres_worker_s_task_is_claimed_again_and_finishes_once() {
         "1",
         "--lease",
         "1",
-    ];
-    let mut first = Served::start(dir.path(), &worker_args);
-    let command = format!(
-        "echo run >> {}; sleep 2; echo run >> {}",
-        log.display(),
-        done.display()
-    );
-    api.client()
-        .call("tasks.execute", &json!({"id": id(1), "name": "slow", "schemas": {"method": "command"}, "inputs": {"command": command}}))
-        .unwrap();
-    wait_for("the first run", Duration::from_secs(30), || {
-        !lines(&log).is_empty()
-    });
-    first.kill9();
+    ]
+}
+
+#[test]
+fn a_killed_postgres_worker_s_task_is_claimed_again_and_finishes_once() {
+    let pg = cluster();
+    let dir = tempfile::tempdir().unwrap();
+    let mut run = SlowTask::start(&pg, dir.path(), "2");
+    run.first.kill9();
     let killed = Instant::now();
-    let _second = Served::start(dir.path(), &worker_args);
-    let client = api.client();
+    let _second = Served::start(dir.path(), &worker_args(&pg));
+    let client = run.api.client();
     wait_for("the second run", Duration::from_secs(60), || {
         status(&client, 1) == "completed"
     });
@@ -302,9 +326,13 @@ fn a_killed_postgres_worker_s_task_is_claimed_again_and_finishes_once() {
         killed.elapsed() >= Duration::from_millis(900),
         "re-claimed before the lease ran out"
     );
-    assert_eq!(lines(&log).len(), 2, "claimed again after the lease");
     assert_eq!(
-        lines(&done).len(),
+        lines(&run.started).len(),
+        2,
+        "claimed again after the lease"
+    );
+    assert_eq!(
+        lines(&run.finished).len(),
         1,
         "the killed run must not finish as well"
     );
@@ -315,45 +343,23 @@ fn a_worker_frozen_past_its_lease_has_its_task_s_child_killed_by_its_keeper_so_t
  {
     let pg = cluster();
     let dir = tempfile::tempdir().unwrap();
-    let (log, done) = (dir.path().join("started"), dir.path().join("finished"));
-    let api = Served::api(dir.path(), pg.url());
-    let worker_args = [
-        "--worker",
-        "--db",
-        pg.url(),
-        "--concurrency",
-        "1",
-        "--lease",
-        "1",
-    ];
-    let first = Served::start(dir.path(), &worker_args);
-    let command = format!(
-        "echo run >> {}; sleep 1; echo run >> {}",
-        log.display(),
-        done.display()
-    );
-    api.client()
-        .call("tasks.execute", &json!({"id": id(1), "name": "slow", "schemas": {"method": "command"}, "inputs": {"command": command}}))
-        .unwrap();
-    wait_for("the first run", Duration::from_secs(30), || {
-        !lines(&log).is_empty()
-    });
+    let run = SlowTask::start(&pg, dir.path(), "1");
     // The worker and its task's child stop; another worker takes the task after the lease.
-    first.signal_tree("STOP");
-    let _second = Served::start(dir.path(), &worker_args);
+    run.first.signal_tree("STOP");
+    let _second = Served::start(dir.path(), &worker_args(&pg));
     wait_for("the second run", Duration::from_secs(30), || {
-        lines(&log).len() == 2
+        lines(&run.started).len() == 2
     });
     // The first worker resumes after its child's sleep should have ended: without a keeper, the
     // child would finish before its worker noticed the lease was lost.
-    first.signal_tree("CONT");
-    let client = api.client();
+    run.first.signal_tree("CONT");
+    let client = run.api.client();
     wait_for("the second run's end", Duration::from_secs(60), || {
         status(&client, 1) == "completed"
     });
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(
-        lines(&done).len(),
+        lines(&run.finished).len(),
         1,
         "the frozen worker's child must not run on after its lease"
     );

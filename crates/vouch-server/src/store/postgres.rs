@@ -364,25 +364,19 @@ impl Backend for Postgres {
         &self,
         body: &mut dyn FnMut(&mut dyn Sql) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        let mut tries = 0;
-        loop {
-            tries += 1;
-            match self.transaction(body) {
-                Err(e) if tries < 3 && connection_lost(&e) => {
-                    std::thread::sleep(Duration::from_millis(100 * tries));
-                }
-                other => return other,
+        up_to_three_tries(connection_lost, |tries| {
+            if tries > 1 {
+                std::thread::sleep(Duration::from_millis(100 * (tries - 1)));
             }
-        }
+            self.transaction(body)
+        })
     }
 
     fn transaction(
         &self,
         body: &mut dyn FnMut(&mut dyn Sql) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        let mut tries = 0;
-        loop {
-            tries += 1;
+        up_to_three_tries(retryable, |_| {
             let mut conn = self.conn()?;
             let outcome = (|| {
                 let Conn { client, prepared } = &mut conn;
@@ -398,10 +392,23 @@ impl Backend for Postgres {
                 conn.prepared.clear();
             }
             self.put(conn);
-            match outcome {
-                Err(e) if tries < 3 && retryable(&e) => {}
-                other => return other,
-            }
+            outcome
+        })
+    }
+}
+
+/// Runs `attempt` (given its try's number, from 1) until it succeeds, fails with an error
+/// `again` does not accept, or has been tried three times.
+fn up_to_three_tries(
+    again: fn(&StoreError) -> bool,
+    mut attempt: impl FnMut(u64) -> Result<(), StoreError>,
+) -> Result<(), StoreError> {
+    let mut tries = 0;
+    loop {
+        tries += 1;
+        match attempt(tries) {
+            Err(e) if tries < 3 && again(&e) => {}
+            other => return other,
         }
     }
 }

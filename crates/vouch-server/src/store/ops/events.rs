@@ -3,7 +3,7 @@
 use serde_json::{Map, Value};
 use vouch_tasks::{Status, Task};
 
-use super::rows::{row, task_of};
+use super::rows::{row, task_and_root};
 use crate::store::sql::{Sql, Val};
 use crate::store::{Event, StoreError};
 
@@ -13,8 +13,7 @@ pub(crate) fn event(sql: &mut dyn Sql, id: &str, kind: &str) -> Result<Option<Ta
     let Some(row) = row(sql, id)? else {
         return Ok(None);
     };
-    let task = task_of(&row)?;
-    let root = row.get(10).and_then(Val::text).unwrap_or(id).to_owned();
+    let (task, root) = task_and_root(&row)?;
     append(sql, &[New::of(&task, &root, kind)])?;
     Ok(Some(task))
 }

@@ -10,7 +10,7 @@ use vouch_tasks::Status;
 
 use super::events::{New, append, kind_of};
 use super::lifecycle::settle;
-use super::rows::{COLUMNS, json_text, task_of};
+use super::rows::{COLUMNS, json_text, task_and_root};
 use crate::clock::Now;
 use crate::store::sql::{Sql, Val};
 use crate::store::{Outcome, StoreError};
@@ -62,12 +62,7 @@ pub(crate) fn finish_many(
             &params,
         )?;
         for row in &returned {
-            let task = task_of(row)?;
-            let root = row
-                .get(10)
-                .and_then(Val::text)
-                .unwrap_or(&task.id)
-                .to_owned();
+            let (task, root) = task_and_root(row)?;
             events.push(New::of(&task, &root, kind_of(task.status)));
             if let Some((id, _, _)) = chunk.iter().find(|(id, _, _)| *id == task.id) {
                 recorded.insert(id.as_str(), task.status);
@@ -289,12 +284,7 @@ pub(crate) fn release(
             ],
         )?;
         for row in &rows {
-            let task = task_of(row)?;
-            let root = row
-                .get(10)
-                .and_then(Val::text)
-                .unwrap_or(&task.id)
-                .to_owned();
+            let (task, root) = task_and_root(row)?;
             events.push(New::of(&task, &root, "task_status_update"));
             released.push(task.id);
         }

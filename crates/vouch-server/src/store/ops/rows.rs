@@ -11,6 +11,13 @@ use crate::store::{ListQuery, StoreError};
 pub(crate) const COLUMNS: &str = "id, status, progress, result, error, updated_at, started_at, \
      completed_at, body, attempt, root_id";
 
+/// Builds a task and the id of its tree's root from a row of [`COLUMNS`].
+pub(crate) fn task_and_root(row: &Row) -> Result<(Task, String), StoreError> {
+    let task = task_of(row)?;
+    let root = row.get(10).and_then(Val::text).unwrap_or(&task.id).to_owned();
+    Ok((task, root))
+}
+
 /// Builds a task from a row of [`COLUMNS`]: the stored body, with the columns written over it.
 pub(crate) fn task_of(row: &Row) -> Result<Task, StoreError> {
     let body = row.get(8).and_then(Val::text).unwrap_or("{}");

@@ -8,7 +8,7 @@ use vouch_tasks::{ScheduleType, Task};
 
 use super::events::event;
 use super::lifecycle::{Started, start};
-use super::rows::{COLUMNS, next_run_ms, task_of};
+use super::rows::{COLUMNS, next_run_ms, task_and_root};
 use crate::clock::Now;
 use crate::store::StoreError;
 use crate::store::sql::{Sql, Val};
@@ -88,8 +88,7 @@ pub(crate) fn fire(
     let Some(row) = sql.query(&q, &[id.into(), due_ms.into()])?.pop() else {
         return Ok(None);
     };
-    let mut task = task_of(&row)?;
-    let root = row.get(10).and_then(Val::text).unwrap_or(id).to_owned();
+    let (mut task, root) = task_and_root(&row)?;
     advance(&mut task, due_ms, now);
     let body = serde_json::to_string(&task).map_err(|e| StoreError::Corrupt(e.to_string()))?;
     sql.exec(
