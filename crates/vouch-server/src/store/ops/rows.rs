@@ -14,7 +14,11 @@ pub(crate) const COLUMNS: &str = "id, status, progress, result, error, updated_a
 /// Builds a task and the id of its tree's root from a row of [`COLUMNS`].
 pub(crate) fn task_and_root(row: &Row) -> Result<(Task, String), StoreError> {
     let task = task_of(row)?;
-    let root = row.get(10).and_then(Val::text).unwrap_or(&task.id).to_owned();
+    let root = row
+        .get(10)
+        .and_then(Val::text)
+        .unwrap_or(&task.id)
+        .to_owned();
     Ok((task, root))
 }
 
