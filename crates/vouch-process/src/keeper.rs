@@ -67,6 +67,10 @@ impl Keeper {
             .stdin
             .take()
             .ok_or_else(|| std::io::Error::other("the keeper's standard input was not piped"))?;
+        // A keeper that stops reading (stopped itself) must not stall the worker, whose
+        // heartbeat writes while it holds its runs: a write that would block fails instead.
+        let flags = rustix::fs::fcntl_getfl(&input)?;
+        rustix::fs::fcntl_setfl(&input, flags | rustix::fs::OFlags::NONBLOCK)?;
         if setsid.is_some() {
             // `setsid -f` forks the keeper off and exits at once.
             child.wait()?;
