@@ -186,9 +186,14 @@ fn an_escape_that_let_go_of_the_pipes_is_found_by_its_tag_when_asked() {
         ))
         .current_dir(dir.path());
     let out = run(cmd, &Options::new(LONG).hunt_escapes()).unwrap();
-    // The escaped shell, and the `sleep` it was running.
+    // The escaped shell, and the `sleep` it was running — when it had started it already: on a
+    // loaded machine the hunt may come first, and the shell dies before it starts one.
     let names: Vec<&str> = out.escaped.iter().map(|e| e.name.as_str()).collect();
-    assert_eq!(names, ["sh", "sleep"], "{:?}", out.escaped);
+    assert!(
+        names == ["sh"] || names == ["sh", "sleep"],
+        "{:?}",
+        out.escaped
+    );
     assert!(out.escaped.iter().all(|e| e.killed));
     assert!(never_written(&dir.path().join("late")));
 }
