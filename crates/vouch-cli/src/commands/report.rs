@@ -42,7 +42,7 @@ pub(crate) fn run(args: &ReportArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     if args.target.is_dir() {
         let record = vouch_pipeline::read_run(&args.target, args.state_dir.as_deref())
             .map_err(CommandError::run)?;
-        html::write_file(&args.html, &html::pipeline_page(&record, None))?;
+        html::write_report(ui, &args.html, &html::pipeline_page(&record, None))?;
         return Ok(exit_codes::PASS);
     }
     let options = ReadOptions {
@@ -50,6 +50,6 @@ pub(crate) fn run(args: &ReportArgs, ui: &mut Ui) -> Result<u8, CommandError> {
         ..ReadOptions::default()
     };
     let loaded = load_with(&args.target, &options, ui)?;
-    html::write_file(&args.html, &html::session_page(&loaded.session))?;
+    html::write_report(ui, &args.html, &html::session_page(&loaded.session))?;
     Ok(loaded.code)
 }

@@ -181,7 +181,11 @@ pub(crate) fn run(args: &RunArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     if let Some(path) = &args.html {
         let record = vouch_pipeline::read_run(&args.workdir, args.state_dir.as_deref())
             .map_err(CommandError::run)?;
-        html::write_file(path, &html::pipeline_page(&record, Some(&summary.ended)))?;
+        html::write_report(
+            ui,
+            path,
+            &html::pipeline_page(&record, Some(&summary.ended)),
+        )?;
     }
     match args.format {
         Format::Json => {
@@ -209,10 +213,14 @@ fn describe(decision: &Decision) -> String {
             to.as_deref().unwrap_or("the same agent")
         ),
         Decision::Correct {
-            kind, validator, ..
+            kind,
+            validator,
+            message,
+            ..
         } => format!(
-            "↺ corrected ({})",
-            validator.as_deref().unwrap_or(kind.label())
+            "↺ corrected ({}): {}",
+            validator.as_deref().unwrap_or(kind.label()),
+            reason_line(message)
         ),
         Decision::Terminate { reason } => format!("■ {reason}"),
         Decision::Stuck {
@@ -221,6 +229,12 @@ fn describe(decision: &Decision) -> String {
             ..
         } => format!("✗ stuck: {validator} blocked {failures} times in a row"),
     }
+}
+
+/// The first line of what an agent was told when corrected, cut to fit a progress line.
+fn reason_line(message: &str) -> String {
+    let first = message.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    vouch_process::clip::head(first.trim(), 119)
 }
 
 /// Prints how the run ended, and where its record is.

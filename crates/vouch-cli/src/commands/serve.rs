@@ -39,7 +39,8 @@ pub(crate) struct ServeArgs {
     #[arg(long)]
     worker: bool,
 
-    /// Tasks this process runs at once (0: serve requests only)
+    /// Tasks this process runs at once (0: serve requests only) [default: one per core, at
+    /// least 2; raise it for many short tasks — docs/server.md, "Several workers"]
     #[arg(long, value_name = "N")]
     concurrency: Option<usize>,
 

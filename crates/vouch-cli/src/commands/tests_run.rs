@@ -72,7 +72,11 @@ pub(crate) fn report(
     ui: &mut Ui,
 ) -> Result<u8, CommandError> {
     if let Some(path) = html {
-        crate::render::html::write_file(path, &crate::render::html::tests_page(results, wall))?;
+        crate::render::html::write_report(
+            ui,
+            path,
+            &crate::render::html::tests_page(results, wall),
+        )?;
     }
     if let Some(path) = junit {
         let xml = vouch_harness::junit::to_junit(results)

@@ -26,6 +26,12 @@ fn session_report(dir: &Path) -> (PathBuf, String) {
         example.to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", render(&out));
+    // A person is told where the report is; standard output keeps the timeline.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("the HTML report: {}", path.display())),
+        "{stderr}"
+    );
     let html = std::fs::read_to_string(&path).unwrap();
     (path, html)
 }

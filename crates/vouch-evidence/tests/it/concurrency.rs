@@ -44,12 +44,21 @@ fn eight_processes_append_concurrently() {
                 ])
                 .env(WORKER, &path)
                 .env("VOUCH_TEST_AGENT", format!("agent{p}"))
+                // Their own test summaries stay out of this run's output (shown on failure).
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
                 .spawn()
                 .unwrap()
         })
         .collect();
-    for mut child in children {
-        assert!(child.wait().unwrap().success());
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     let log = ChangeLog::read(&path).unwrap();
     assert_eq!(i64::try_from(log.entries.len()).unwrap(), PROCESSES * TURNS);

@@ -48,7 +48,7 @@ pub(crate) fn run(args: &ShowArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     let loaded = load(&args.log, ui)?;
     if let Some(path) = &args.html {
         let html = html::session_page(&loaded.session);
-        html::write_file(path, &html)?;
+        html::write_report(ui, path, &html)?;
     }
     match args.format {
         ShowFormat::Human => {

@@ -6,7 +6,7 @@ mod pipeline;
 mod session;
 mod test_run;
 
-pub(crate) use page::write_file;
+pub(crate) use page::write_report;
 pub(crate) use pipeline::pipeline_page;
 pub(crate) use session::session_page;
 pub(crate) use test_run::tests_page;

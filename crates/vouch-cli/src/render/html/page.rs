@@ -56,6 +56,19 @@ pub(super) fn page(title: &str, body: &str) -> String {
     out
 }
 
+/// Writes the report `html` to `path` as [`write_file`] does, and says where on standard error
+/// (`the HTML report: PATH`), so that a person finds it; standard output keeps the command's
+/// own result.
+pub(crate) fn write_report(
+    ui: &mut crate::ui::Ui,
+    path: &Path,
+    html: &str,
+) -> Result<(), vouch_evidence::Error> {
+    write_file(path, html)?;
+    ui.status(format_args!("the HTML report: {}", path.display()));
+    Ok(())
+}
+
 /// Writes `html` to `path` through a temporary file in the same folder, so that a reader never
 /// sees half a report.
 pub(crate) fn write_file(path: &Path, html: &str) -> Result<(), vouch_evidence::Error> {
