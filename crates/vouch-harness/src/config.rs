@@ -34,6 +34,9 @@ pub struct TestConfig {
     pub patterns: Vec<String>,
     /// `exclude`: folder or file names never searched.
     pub exclude: Vec<String>,
+    /// `paths`: where `vouch test` looks when it is given no path (relative to the file's
+    /// folder, resolved); empty: the current folder.
+    pub paths: Vec<PathBuf>,
 }
 
 impl Default for TestConfig {
@@ -51,6 +54,7 @@ impl Default for TestConfig {
                 ".git".into(),
                 ".vouch".into(),
             ],
+            paths: Vec::new(),
         }
     }
 }
@@ -108,26 +112,30 @@ pub fn find_above(dir: &Path) -> Option<PathBuf> {
     dir.ancestors().find_map(in_dir)
 }
 
-/// Finds the configuration: `explicit` when given; else the project file in the current
-/// folder; else the nearest one in the folder of the first of `paths` or above it.
+/// Finds the configuration: `explicit` when given; else the nearest project file in the
+/// folder of the first of `paths` or above it (the current folder's, for a path beneath it
+/// with none nearer); else the one in the current folder.
 pub fn find(explicit: Option<&Path>, paths: &[PathBuf]) -> Option<PathBuf> {
     if let Some(p) = explicit {
         return Some(p.to_owned());
     }
-    if let Some(here) = CONFIG_FILES
-        .iter()
-        .map(PathBuf::from)
-        .find(|candidate| candidate.is_file())
-    {
-        return Some(here);
-    }
-    let first = paths.first()?;
-    let start = if first.is_dir() {
-        first.clone()
-    } else {
-        first.parent()?.to_path_buf()
-    };
-    find_above(&start)
+    let nearest = paths.first().and_then(|first| {
+        let start = if first.is_dir() {
+            first.clone()
+        } else {
+            match first.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+                _ => PathBuf::from("."),
+            }
+        };
+        find_above(&start)
+    });
+    nearest.or_else(|| {
+        CONFIG_FILES
+            .iter()
+            .map(PathBuf::from)
+            .find(|candidate| candidate.is_file())
+    })
 }
 
 /// Reads the configuration at `path` (the defaults, in the current folder, for `None`).
@@ -173,7 +181,15 @@ fn read(r: &mut Reader, top: &mut Map<'_>, config: &mut ProjectConfig) {
         if let Some((n, p)) = m.get("exclude") {
             config.tests.exclude = r.strings(n, &p).into_iter().map(|(s, _)| s).collect();
         }
-        r.unknown_keys(&m, &["patterns", "exclude"]);
+        if let Some((n, p)) = m.get("paths") {
+            let dir = config.dir.clone();
+            config.tests.paths = r
+                .strings(n, &p)
+                .into_iter()
+                .map(|(s, _)| dir.join(s))
+                .collect();
+        }
+        r.unknown_keys(&m, &["patterns", "exclude", "paths"]);
     }
     if let Some((node, p)) = top.get("graders")
         && let Some(m) = r.map(node, &p)

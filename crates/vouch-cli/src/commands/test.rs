@@ -28,14 +28,16 @@ use crate::ui::Ui;
 /// graded by the graders of `vouch.yaml` (`graders:`, `default_grader:`; `claude` otherwise),
 /// each grading kept in `.vouch/cache.db` beside it and replayed on later runs.
 ///
-/// The configuration is `--config`, else `vouch.yaml` here, else the nearest `vouch.yaml` in
-/// the first PATH's folder or above it.
+/// The configuration is `--config`, else the nearest `vouch.yaml` in the first PATH's folder
+/// or above it, else `vouch.yaml` here. With no PATH, the tests are those of the `tests.paths`
+/// of `vouch.yaml` here (this repository's: `examples/`), else the current folder's.
 ///
 /// Exit codes: 0 every test passed, 1 a test failed (a missing agent or a timeout included),
 /// 2 a test could not be loaded, or bad usage.
 #[derive(Debug, Args)]
 pub(crate) struct TestArgs {
-    /// Test files, or folders to search (default: the current folder)
+    /// Test files, or folders to search (default: the `tests.paths` of `vouch.yaml` here, else
+    /// the current folder)
     #[arg(value_name = "PATH")]
     paths: Vec<PathBuf>,
 
@@ -124,10 +126,31 @@ pub(crate) fn load_tests(
     Ok(tests)
 }
 
+/// Where `vouch test` looks when given no path: the `tests.paths` of the configuration here
+/// (`--config`, else `vouch.yaml` in the current folder), shown from here; else the current
+/// folder.
+fn default_paths(explicit: Option<&PathBuf>, ui: &mut Ui) -> Result<Vec<PathBuf>, CommandError> {
+    let here = project(explicit, &[], ui)?;
+    if here.tests.paths.is_empty() {
+        return Ok(vec![PathBuf::from(".")]);
+    }
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let cwd = cwd.canonicalize().unwrap_or(cwd);
+    Ok(here
+        .tests
+        .paths
+        .iter()
+        .map(|p| {
+            p.strip_prefix(&cwd)
+                .map_or_else(|_| p.clone(), PathBuf::from)
+        })
+        .collect())
+}
+
 /// Runs `vouch test`.
 pub(crate) fn run(args: &TestArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     let paths = if args.paths.is_empty() {
-        vec![PathBuf::from(".")]
+        default_paths(args.config.as_ref(), ui)?
     } else {
         args.paths.clone()
     };

@@ -44,7 +44,9 @@ fn path_with_fakes() -> OsString {
 fn suite(files: &[(&str, &str)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     for (name, text) in files {
-        std::fs::write(dir.path().join(name), text).unwrap();
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
     }
     dir
 }
@@ -84,6 +86,41 @@ fn the_bundled_examples_pass_without_any_agent_installed() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", render(&out));
     insta::assert_snapshot!(blank(&render(&out)));
+}
+
+#[test]
+fn with_no_path_the_repository_s_tests_run_as_its_vouch_yaml_says() {
+    let empty = tempfile::tempdir().unwrap();
+    let junit = empty.path().join("report.xml");
+    let out = vouch_env(
+        &repo(),
+        &["test", "-j", "4", "--junit", junit.to_str().unwrap()],
+        &[("PATH", empty.path().as_os_str())],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", render(&out));
+    let report = std::fs::read_to_string(&junit).unwrap();
+    // The examples, with their own configuration; no benchmark input or fixture.
+    assert!(report.contains("examples/"), "{report}");
+    assert!(
+        !report.contains("benches") && !report.contains("fixtures"),
+        "{report}"
+    );
+    assert!(report.contains("failures=\"0\""), "{report}");
+}
+
+#[test]
+fn a_config_nearer_the_tests_wins_over_the_current_folder_s() {
+    let dir = suite(&[
+        ("vouch.yaml", "tests:\n  patterns: ['*.never.yaml']\n"),
+        ("sub/vouch.yaml", "tests:\n  patterns: ['*.mine.yaml']\n"),
+        (
+            "sub/a.mine.yaml",
+            "name: found\nprompt: unused\nsession: none.jsonl\nassertions:\n  - tool: Bash\n    called: false\n",
+        ),
+    ]);
+    let out = vouch_in(dir.path(), &["test", "sub", "--list"]);
+    assert_eq!(out.status.code(), Some(0), "{}", render(&out));
+    assert!(render(&out).contains("found"), "{}", render(&out));
 }
 
 #[test]
