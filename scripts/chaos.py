@@ -19,6 +19,9 @@ one action every 0.05-0.25 s:
   freeze    (with --freeze) SIGSTOP a worker and the task processes under it for 1.5 leases,
             then SIGCONT them: a stalled worker (its keeper is not frozen)
 
+A worker that exits on its own (one started while PostgreSQL restarts cannot open the store,
+and exits with 2) is started again, as a service manager would (`respawn` in the counts).
+
 Checked after each run (any violation fails the run, and the script exits 1):
 
   ended     every task ended completed, within 90 s
@@ -123,7 +126,16 @@ def one_run(k, rng, args, cluster, vouch, work):
     done_by = time.time() + 90
     frozen = []
     counts = {}
+    def supervise():
+        """Starts again a worker that exited on its own, as a service manager would: one
+        started while PostgreSQL restarts cannot open the store and exits with 2."""
+        for i, w in enumerate(workers):
+            if w.poll() is not None:
+                counts["respawn"] = counts.get("respawn", 0) + 1
+                workers[i] = subprocess.Popen(worker_argv, stderr=subprocess.DEVNULL, cwd=work)
+
     while time.time() < done_by:
+        supervise()
         states = [try_rpc(base, "tasks.get", {"task_id": r}) for r in roots]
         if all(s is not None and s["status"] in ("completed", "failed", "cancelled") for s in states):
             break
@@ -163,6 +175,7 @@ def one_run(k, rng, args, cluster, vouch, work):
     # Let what was running settle before checking (no more chaos).
     settle_by = time.time() + 60
     while time.time() < settle_by:
+        supervise()
         states = [try_rpc(base, "tasks.get", {"task_id": r}) for r in roots]
         if all(s is not None and s["status"] in ("completed", "failed", "cancelled") for s in states):
             break
@@ -218,6 +231,10 @@ def check(base, roots, all_ids, log, frozen):
                 v.append(f"overlap: {i} ran {a[2]} and {b[2]} at once"
                          + (f" (the first one's worker was frozen {stalled})" if stalled else f" (worker {a[3]}, not frozen)"))
     for r in roots:
+        if any(t["status"] not in ("completed", "failed", "cancelled") for t in tasks.values()
+               if t.get("parent_id") == r or t["id"] == r):
+            # Its stream stays open while tasks wait: `ended` has said what is wrong.
+            continue
         req = urllib.request.Request(base.rstrip("/") + f"/events/{r}")
         try:
             with urllib.request.urlopen(req, timeout=30) as resp:
