@@ -65,9 +65,10 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     max_tokens: Option<u64>,
 
-    /// The working directory the agents work in
-    #[arg(long, value_name = "DIR", default_value = ".")]
-    workdir: PathBuf,
+    /// The working directory the agents work in [default: the current folder, which the run
+    /// then names on standard error]
+    #[arg(long, value_name = "DIR")]
+    workdir: Option<PathBuf>,
 
     /// End the run after this many agent turns (over `Budget.MaxTurns`)
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
@@ -104,14 +105,24 @@ pub(crate) fn run(args: &RunArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     if let Some(url) = &args.model_endpoint {
         config.point_models_at(url);
     }
-    if !args.workdir.is_dir() {
+    let here = PathBuf::from(".");
+    let workdir = args.workdir.as_ref().unwrap_or(&here);
+    if !workdir.is_dir() {
         return Err(CommandError::input(format!(
             "cannot run in `{}`: no such folder",
-            args.workdir.display()
+            workdir.display()
         )));
     }
+    if args.workdir.is_none() {
+        // The agents write where the user stands: say so before they do.
+        let shown = workdir.canonicalize().unwrap_or_else(|_| workdir.clone());
+        ui.status(format_args!(
+            "vouch run: the agents work in {} (the current folder; --workdir DIR to choose)",
+            shown.display()
+        ));
+    }
     let models = vouch_pipeline::models::build(&config).map_err(CommandError::input)?;
-    let mut options = RunOptions::new(&args.workdir, args.task.clone().unwrap_or_default());
+    let mut options = RunOptions::new(workdir, args.task.clone().unwrap_or_default());
     options.max_turns = args.max_turns;
     options.max_total_tokens = args.max_tokens;
     options.state_root.clone_from(&args.state_dir);
@@ -179,7 +190,7 @@ pub(crate) fn run(args: &RunArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     })
     .map_err(CommandError::run)?;
     if let Some(path) = &args.html {
-        let record = vouch_pipeline::read_run(&args.workdir, args.state_dir.as_deref())
+        let record = vouch_pipeline::read_run(workdir, args.state_dir.as_deref())
             .map_err(CommandError::run)?;
         html::write_report(
             ui,
