@@ -13,9 +13,9 @@ use crate::ui::{Ui, plural};
 /// Which session log to read, and how.
 #[derive(Debug, Args)]
 pub(crate) struct LogArgs {
-    /// The session log: Claude Code or Codex JSONL, OpenAI-style chat messages (JSON or
-    /// JSONL), or vouch JSONL; `-` reads standard input
-    #[arg(value_name = "LOG")]
+    /// The session log, in any format `--log-format` lists (detected from its content); `-`
+    /// reads standard input
+    #[arg(value_name = "LOG", help = log_help())]
     pub(crate) path: PathBuf,
 
     /// Read the log as this format instead of detecting it from the content
@@ -29,6 +29,15 @@ pub(crate) struct LogArgs {
     /// Do not read the subagent logs stored beside the session
     #[arg(long)]
     pub(crate) no_subagents: bool,
+}
+
+/// The help of a log argument, naming every format vouch reads (from the formats themselves).
+fn log_help() -> String {
+    let names: Vec<&str> = Format::ALL.iter().map(|f| f.as_str()).collect();
+    format!(
+        "The session log, in any format vouch reads ({}), detected from its content; `-` reads standard input",
+        names.join(", ")
+    )
 }
 
 /// Parses `--log-format`: the name of a format vouch reads, listed with its description from
