@@ -5,6 +5,6 @@
 pub(crate) enum Format {
     /// For people: lines, marks and reasons, a summary
     Human,
-    /// JSON on standard output, in the shape the command's help describes
+    /// JSON on standard output; each command's shape: docs/json-output.md
     Json,
 }
