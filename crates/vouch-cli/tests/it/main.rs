@@ -9,6 +9,7 @@ mod approval;
 mod chaos;
 mod cli_agents;
 mod dashboard;
+mod docs;
 mod fuseraft;
 mod gate;
 mod help;
