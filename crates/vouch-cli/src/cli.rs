@@ -21,7 +21,10 @@ use crate::ui::{ColorWhen, Ui};
     name = "vouch",
     version,
     propagate_version = true,
-    max_term_width = 100
+    max_term_width = 100,
+    // One layout for every subcommand's help: each option's text on the line after it (clap
+    // otherwise picks per command, by whether any text is long).
+    next_line_help = true
 )]
 pub(crate) struct Cli {
     #[command(subcommand)]

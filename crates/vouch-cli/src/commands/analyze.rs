@@ -35,7 +35,7 @@ pub(crate) struct AnalyzeArgs {
     #[arg(long, value_name = "DIR")]
     workdir: Option<PathBuf>,
 
-    /// Output format
+    /// Output format (what `json` prints: docs/json-output.md)
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
 

@@ -56,7 +56,7 @@ pub(crate) struct CalibrateArgs {
     #[arg(long)]
     no_cache: bool,
 
-    /// Output format
+    /// Output format (what `json` prints: docs/json-output.md)
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
 }

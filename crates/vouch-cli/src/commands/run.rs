@@ -87,7 +87,7 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "URL")]
     model_endpoint: Option<String>,
 
-    /// Output format
+    /// Output format (what `json` prints: docs/json-output.md)
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
 

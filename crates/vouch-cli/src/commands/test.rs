@@ -72,7 +72,7 @@ pub(crate) struct TestArgs {
     #[arg(long)]
     list: bool,
 
-    /// Output format
+    /// Output format (what `json` prints: docs/json-output.md)
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
 

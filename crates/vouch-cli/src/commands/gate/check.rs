@@ -44,7 +44,7 @@ pub(crate) struct CheckArgs {
     #[arg(long)]
     terminate: bool,
 
-    /// Output format
+    /// Output format (what `json` prints: docs/json-output.md)
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
 }

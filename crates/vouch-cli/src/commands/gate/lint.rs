@@ -35,7 +35,7 @@ pub(crate) struct LintArgs {
     #[arg(value_name = "FILE", required = true)]
     files: Vec<PathBuf>,
 
-    /// Output format
+    /// Output format (what `json` prints: docs/json-output.md)
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
 }

@@ -43,7 +43,7 @@ pub(crate) struct RouteArgs {
     #[arg(long, value_name = "FILE", default_value = ".vouch/router.json")]
     state: PathBuf,
 
-    /// Output format
+    /// Output format (what `json` prints: docs/json-output.md)
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
 }

@@ -33,7 +33,7 @@ pub(crate) enum SandboxCommand {
 /// Arguments of `vouch sandbox check`.
 #[derive(Debug, Args)]
 pub(crate) struct CheckArgs {
-    /// Output format
+    /// Output format (what `json` prints: docs/json-output.md)
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
 }

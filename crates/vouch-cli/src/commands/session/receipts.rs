@@ -25,7 +25,7 @@ pub(crate) struct ReceiptsArgs {
     #[command(flatten)]
     log: LogArgs,
 
-    /// Output format
+    /// Output format (what `json` prints: docs/json-output.md)
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
 }

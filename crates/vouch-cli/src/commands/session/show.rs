@@ -23,7 +23,7 @@ pub(crate) struct ShowArgs {
     #[command(flatten)]
     log: LogArgs,
 
-    /// Output format
+    /// Output format (what `json` prints: docs/json-output.md)
     #[arg(long, value_enum, default_value = "human")]
     format: ShowFormat,
 

@@ -30,7 +30,7 @@ pub(crate) struct ReadyArgs {
     #[arg(value_name = "FILE")]
     path: PathBuf,
 
-    /// Output format
+    /// Output format (what `json` prints: docs/json-output.md)
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
 }

@@ -24,7 +24,7 @@ pub(crate) struct ServerArgs {
     #[arg(long, value_name = "NAME")]
     token_env: Option<String>,
 
-    /// Output format
+    /// Output format (what `json` prints: docs/json-output.md)
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
 }

@@ -29,7 +29,7 @@ pub(crate) struct TransitionArgs {
     #[arg(long, value_parser = parse_status)]
     to: Status,
 
-    /// Output format
+    /// Output format (what `json` prints: docs/json-output.md)
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
 }

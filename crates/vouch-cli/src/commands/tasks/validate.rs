@@ -38,7 +38,7 @@ pub(crate) struct ValidateArgs {
     #[arg(long)]
     warnings_as_errors: bool,
 
-    /// Output format
+    /// Output format (what `json` prints: docs/json-output.md)
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
 }
