@@ -1,6 +1,7 @@
 //! The documented commands run as written: every fenced block marked ```` ```sh runnable ```` in
 //! README.md and docs/*.md runs, with `sh -e`, in a fresh copy of the repository's tracked
-//! files, with the built `vouch` first on PATH. A block that fails, or a file the blocks leave
+//! files, with the built `vouch` first on PATH (a line ending in `# exits N` must exit with N).
+//! A block that fails, or a file the blocks leave
 //! in the copy that the repository does not track, fails the test. Paths under `/tmp` a block
 //! names are cleared before it runs, so `cp -r … /tmp/calc` starts from nothing.
 
@@ -76,6 +77,27 @@ fn runnable_blocks(text: &str) -> Vec<(usize, String)> {
     blocks
 }
 
+/// `block` as `sh` runs it: a line ending in `# exits N` must exit with N (a blocked gate is
+/// shown exiting 1), which `sh -e` would otherwise stop at.
+fn with_expected_exits(block: &str) -> String {
+    let mut out = String::new();
+    for line in block.lines() {
+        let expected = line
+            .rsplit_once("# exits ")
+            .and_then(|(cmd, n)| Some((cmd, n.trim().parse::<i32>().ok()?)));
+        match expected {
+            Some((cmd, n)) => out.push_str(&format!(
+                "set +e; {cmd}; s=$?; set -e; [ $s -eq {n} ] || {{ echo \"expected exit {n}, got $s\" >&2; exit 1; }}\n"
+            )),
+            None => {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
 /// The paths under `/tmp` that `block` names.
 fn tmp_paths(block: &str) -> Vec<PathBuf> {
     block
@@ -118,7 +140,7 @@ fn every_runnable_block_of_the_readme_and_docs_runs_and_leaves_nothing_behind() 
                 let _ = std::fs::remove_file(&p);
             }
             let out = Command::new("sh")
-                .args(["-e", "-c", &block])
+                .args(["-e", "-c", &with_expected_exits(&block)])
                 .current_dir(copy.path())
                 .env("PATH", &path)
                 .env("NO_COLOR", "1")
@@ -145,6 +167,20 @@ fn every_runnable_block_of_the_readme_and_docs_runs_and_leaves_nothing_behind() 
         .cloned()
         .collect();
     assert!(left.is_empty(), "the documented commands left {left:?}");
+}
+
+#[test]
+fn a_line_may_say_the_exit_it_expects() {
+    let run = |block: &str| {
+        Command::new("sh")
+            .args(["-e", "-c", &with_expected_exits(block)])
+            .status()
+            .unwrap()
+            .success()
+    };
+    assert!(run("false   # exits 1\ntrue\n"));
+    assert!(!run("true   # exits 1\n"));
+    assert!(!run("false\ntrue\n"));
 }
 
 #[test]
