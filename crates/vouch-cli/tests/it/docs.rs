@@ -6,6 +6,7 @@
 //! names are cleared before it runs, so `cp -r … /tmp/calc` starts from nothing.
 
 use std::collections::BTreeSet;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -86,9 +87,12 @@ fn with_expected_exits(block: &str) -> String {
             .rsplit_once("# exits ")
             .and_then(|(cmd, n)| Some((cmd, n.trim().parse::<i32>().ok()?)));
         match expected {
-            Some((cmd, n)) => out.push_str(&format!(
-                "set +e; {cmd}; s=$?; set -e; [ $s -eq {n} ] || {{ echo \"expected exit {n}, got $s\" >&2; exit 1; }}\n"
-            )),
+            Some((cmd, n)) => {
+                let _ = writeln!(
+                    out,
+                    "set +e; {cmd}; s=$?; set -e; [ $s -eq {n} ] || {{ echo \"expected exit {n}, got $s\" >&2; exit 1; }}"
+                );
+            }
             None => {
                 out.push_str(line);
                 out.push('\n');
