@@ -205,6 +205,8 @@ impl Dispatcher {
             stop: Arc::new(std::sync::atomic::AtomicU8::new(Stop::No as u8)),
             confirmed_until: asked + held(self.config.lease),
             group: Arc::default(),
+            kill_at: None,
+            keeper_lapsed: false,
         };
         self.signals
             .runs()

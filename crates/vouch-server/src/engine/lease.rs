@@ -48,9 +48,9 @@ impl Heartbeat {
                             if let (Some(keeper), true) = (&self.keeper, group != 0) {
                                 // Not told: the keeper kills the group at its old deadline,
                                 // which this run's watchdog keeps too.
-                                if let Err(e) =
-                                    keeper.keep(group, kill_at(run.confirmed_until, self.lease))
-                                {
+                                let next = kill_at(run.confirmed_until, self.lease);
+                                run.keeper_told(next);
+                                if let Err(e) = keeper.keep(group, next) {
                                     warn!("the keeper was not told of a renewed lease: {e}");
                                 }
                             }

@@ -119,6 +119,24 @@ pub(crate) struct Running {
     /// The process group of the child the run started (0: none yet, or it ended), which the
     /// keeper is told about.
     group: Arc<AtomicU32>,
+    /// When the keeper was last told to kill the run's child, if it was.
+    kill_at: Option<Instant>,
+    /// True once a deadline the keeper held may have passed before it heard of a later one:
+    /// the child may have been killed by the keeper, so the run records nothing.
+    keeper_lapsed: bool,
+}
+
+impl Running {
+    /// Notes that the keeper is being told `next`, sent now: when the deadline it held before
+    /// is (nearly) past, the keeper may already have acted on it.
+    fn keeper_told(&mut self, next: Instant) {
+        /// How late an order may reach the keeper (a pipe, a 10 ms look).
+        const SLACK: Duration = Duration::from_millis(50);
+        if self.kill_at.is_some_and(|k| Instant::now() + SLACK >= k) {
+            self.keeper_lapsed = true;
+        }
+        self.kill_at = Some(next);
+    }
 }
 
 impl Running {
@@ -414,6 +432,8 @@ mod tests {
             stop: Arc::new(AtomicU8::new(0)),
             confirmed_until: Instant::now(),
             group: Arc::default(),
+            kill_at: None,
+            keeper_lapsed: false,
         }
     }
 

@@ -40,14 +40,18 @@ impl Worker {
             };
             let (task, attempt) = (claimed.task, claimed.attempt);
             let outcome = self.outcome(&task, attempt, &run);
-            let confirmed = self
-                .signals
-                .runs()
-                .remove(&(task.id.clone(), attempt))
-                .map(|r| r.confirmed_until);
+            let ended = self.signals.runs().remove(&(task.id.clone(), attempt));
             // A run that ends after its lease was last confirmed records nothing, as if the
-            // watchdog had stopped it first: its child may have been killed by the keeper.
-            let unconfirmed = confirmed.is_some_and(|c| std::time::Instant::now() >= c);
+            // watchdog had stopped it first; nor one whose keeper may have acted on a deadline
+            // a slow renewal moved on too late, or is about to: its child may have been killed
+            // by the keeper. The task runs again after its lease.
+            let now = std::time::Instant::now();
+            let unconfirmed = ended.is_some_and(|r| {
+                now >= r.confirmed_until
+                    || r.keeper_lapsed
+                    || r.kill_at
+                        .is_some_and(|k| now + std::time::Duration::from_millis(50) >= k)
+            });
             let outcome = match run.stopped() {
                 _ if unconfirmed => {
                     debug!(
@@ -193,10 +197,15 @@ fn on_group(
             GroupEvent::Started(pid) => {
                 // Under the lock of the runs, so a renewal cannot slip between the deadline
                 // read and the group stored (the heartbeat tells the keeper of groups it sees).
-                let runs = signals.runs();
+                let mut runs = signals.runs();
                 group.store(pid, Ordering::SeqCst);
-                let until = runs.get(&key).map_or(claimed_until, |r| r.confirmed_until);
-                keeper.keep(pid, kill_at(until, lease))
+                let run = runs.get_mut(&key);
+                let until = run.as_ref().map_or(claimed_until, |r| r.confirmed_until);
+                let next = kill_at(until, lease);
+                if let Some(run) = run {
+                    run.keeper_told(next);
+                }
+                keeper.keep(pid, next)
             }
             GroupEvent::Ending(pid) => {
                 // Under the lock too: a renewal read before cannot tell the keeper of the group
