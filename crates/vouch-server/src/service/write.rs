@@ -7,7 +7,7 @@ use super::create::failure_of;
 use super::{Params, Service, internal, not_found, refused, to_json};
 use crate::clock::now;
 use crate::rpc::{Failure, code};
-use crate::store::Updated;
+use crate::store::{NotDeleted, Updated};
 
 /// Fields a caller may not write: the id is the task's key; the engine keeps the rest.
 const FIXED: &[&str] = &["id", "created_at", "updated_at"];
@@ -180,8 +180,10 @@ impl Service {
         let id = p.task_id()?;
         match self.store.delete(&id).map_err(|e| internal(&e))? {
             Ok(()) => Ok(json!({"success": true, "deleted": id})),
-            Err(why) if why == "no such task" => Err(not_found(&id)),
-            Err(why) => Err(refused(code::CANNOT_DELETE, why, json!({"task_id": id}))),
+            Err(NotDeleted::NoSuchTask) => Err(not_found(&id)),
+            Err(NotDeleted::Refused(why)) => {
+                Err(refused(code::CANNOT_DELETE, why, json!({"task_id": id})))
+            }
         }
     }
 

@@ -174,6 +174,15 @@ pub struct PushState {
     pub deliveries: Vec<PushDelivery>,
 }
 
+/// Why [`Store::delete`] did not delete a task.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotDeleted {
+    /// There is no task with that id.
+    NoSuchTask,
+    /// The protocol does not allow it (not pending, has children or dependents, changed).
+    Refused(String),
+}
+
 /// Which tasks `tasks.list` returns.
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
@@ -388,7 +397,7 @@ impl Store {
     }
 
     /// Deletes task `id` when allowed; the inner error says why not.
-    pub fn delete(&self, id: &str) -> Result<Result<(), String>, StoreError> {
+    pub fn delete(&self, id: &str) -> Result<Result<(), NotDeleted>, StoreError> {
         self.tx(|sql| ops::delete(sql, id))
     }
 

@@ -7,8 +7,8 @@ use super::events::{event, kind_of};
 use super::lifecycle::{Scope, recount, settle};
 use super::rows::{COLUMNS, WRITTEN, dependents, get, insert_deps, task_of, written};
 use crate::clock::Now;
-use crate::store::StoreError;
 use crate::store::sql::{Sql, Val};
+use crate::store::{NotDeleted, StoreError};
 
 /// What an update found.
 #[derive(Debug, Clone, PartialEq)]
@@ -160,7 +160,7 @@ fn lock_dependencies(sql: &mut dyn Sql, task: &Task) -> Result<Option<String>, S
 /// Deletes task `id` — and its events — if it is pending, has no children and nothing depends
 /// on it; returns why not otherwise. The row is locked while the conditions are checked, and
 /// the delete repeats the status condition.
-pub(crate) fn delete(sql: &mut dyn Sql, id: &str) -> Result<Result<(), String>, StoreError> {
+pub(crate) fn delete(sql: &mut dyn Sql, id: &str) -> Result<Result<(), NotDeleted>, StoreError> {
     let lock = sql.for_update();
     let Some(row) = sql
         .query(
@@ -169,14 +169,14 @@ pub(crate) fn delete(sql: &mut dyn Sql, id: &str) -> Result<Result<(), String>, 
         )?
         .pop()
     else {
-        return Ok(Err("no such task".into()));
+        return Ok(Err(NotDeleted::NoSuchTask));
     };
     let task = task_of(&row)?;
     if task.status != Status::Pending {
-        return Ok(Err(format!(
+        return Ok(Err(NotDeleted::Refused(format!(
             "only pending tasks can be deleted; this one is {}",
             task.status
-        )));
+        ))));
     }
     if !sql
         .query(
@@ -185,23 +185,25 @@ pub(crate) fn delete(sql: &mut dyn Sql, id: &str) -> Result<Result<(), String>, 
         )?
         .is_empty()
     {
-        return Ok(Err("it has children; delete them first".into()));
+        return Ok(Err(NotDeleted::Refused(
+            "it has children; delete them first".into(),
+        )));
     }
     let dependents = dependents(sql, id)?;
     if !dependents.is_empty() {
-        return Ok(Err(format!(
+        return Ok(Err(NotDeleted::Refused(format!(
             "other tasks depend on it: {}",
             dependents.join(", ")
-        )));
+        ))));
     }
     if sql.exec(
         "DELETE FROM tasks WHERE id = ? AND status = 'pending'",
         &[id.into()],
     )? != 1
     {
-        return Ok(Err(
-            "it changed while it was being deleted; read it again".into()
-        ));
+        return Ok(Err(NotDeleted::Refused(
+            "it changed while it was being deleted; read it again".into(),
+        )));
     }
     sql.exec("DELETE FROM deps WHERE task_id = ?", &[id.into()])?;
     sql.exec("DELETE FROM events WHERE task_id = ?", &[id.into()])?;
