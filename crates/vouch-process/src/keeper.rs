@@ -46,10 +46,8 @@ impl Keeper {
         let Some((program, args)) = argv.split_first() else {
             return Err(std::io::Error::other("the keeper's command is empty"));
         };
-        let setsid = ["/usr/bin/setsid", "/bin/setsid"]
-            .into_iter()
-            .find(|p| std::path::Path::new(p).is_file());
-        let mut command = match setsid {
+        let setsid = crate::find_on_process_path("setsid");
+        let mut command = match &setsid {
             Some(setsid) => {
                 let mut c = Command::new(setsid);
                 c.arg("-f").arg(program);

@@ -130,12 +130,17 @@ impl Running {
     /// Notes that the keeper is being told `next`, sent now: when the deadline it held before
     /// is (nearly) past, the keeper may already have acted on it.
     fn keeper_told(&mut self, next: Instant) {
-        /// How late an order may reach the keeper (a pipe, a 10 ms look).
-        const SLACK: Duration = Duration::from_millis(50);
-        if self.kill_at.is_some_and(|k| Instant::now() + SLACK >= k) {
+        if self.keeper_may_act(Instant::now()) {
             self.keeper_lapsed = true;
         }
         self.kill_at = Some(next);
+    }
+
+    /// True when the keeper may act, at `now`, on the deadline it was last told (allowing for
+    /// how late an order reaches it: a pipe, a 10 ms look).
+    fn keeper_may_act(&self, now: Instant) -> bool {
+        const SLACK: Duration = Duration::from_millis(50);
+        self.kill_at.is_some_and(|k| now + SLACK >= k)
     }
 }
 

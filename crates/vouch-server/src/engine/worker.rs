@@ -47,10 +47,7 @@ impl Worker {
             // by the keeper. The task runs again after its lease.
             let now = std::time::Instant::now();
             let unconfirmed = ended.is_some_and(|r| {
-                now >= r.confirmed_until
-                    || r.keeper_lapsed
-                    || r.kill_at
-                        .is_some_and(|k| now + std::time::Duration::from_millis(50) >= k)
+                now >= r.confirmed_until || r.keeper_lapsed || r.keeper_may_act(now)
             });
             let outcome = match run.stopped() {
                 _ if unconfirmed => {
