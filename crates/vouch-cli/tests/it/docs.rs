@@ -1,9 +1,11 @@
-//! The documented commands run as written: every fenced block marked ```` ```sh runnable ```` in
-//! README.md and docs/*.md runs, with `sh -e`, in a fresh copy of the repository's tracked
-//! files, with the built `vouch` first on PATH (a line ending in `# exits N` must exit with N).
-//! A block that fails, or a file the blocks leave
-//! in the copy that the repository does not track, fails the test. Paths under `/tmp` a block
-//! names are cleared before it runs, so `cp -r … /tmp/calc` starts from nothing.
+//! The documented commands run as written: every fenced ```` ```sh ```` block of README.md and
+//! docs/*.md runs, with `sh -e`, in a fresh copy of the repository's tracked files, with the
+//! built `vouch` first on PATH (a line ending in `# exits N` must exit with N). A block that
+//! cannot run here says why in its info string, with one of [`NOT_RUN`]'s reasons (```` ```sh
+//! server ````); any other word there fails the test, so a block is never skipped by a typo.
+//! A block that fails, or a file the blocks leave in the copy that the repository does not
+//! track, fails the test. Paths under `/tmp` a block names are cleared before it runs, so
+//! `cp -r … /tmp/calc` starts from nothing.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -45,31 +47,66 @@ fn files_under(dir: &Path) -> BTreeSet<PathBuf> {
     out
 }
 
-/// The runnable blocks of `text`: (line of the fence, the block's lines).
-fn runnable_blocks(text: &str) -> Vec<(usize, String)> {
+/// The reasons a documented `sh` block may give for not running in the suite, each with what
+/// it means. Everything else runs.
+const NOT_RUN: &[(&str, &str)] = &[
+    (
+        "ci",
+        "the build and the suite themselves, which CI runs (.ci/run)",
+    ),
+    ("install", "installs vouch into ~/.cargo/bin"),
+    (
+        "server",
+        "starts a server that runs until stopped (tested in tests/it/serve*)",
+    ),
+    (
+        "agent-cli",
+        "needs Claude Code, Codex or Gemini CLI and an account",
+    ),
+    (
+        "peer",
+        "needs a peer's program (apflow, the MCP inspector) from the network",
+    ),
+    (
+        "bench",
+        "a measurement: minutes of machine time and the peer installed",
+    ),
+    (
+        "sketch",
+        "shell around vouch with placeholders the reader fills in",
+    ),
+];
+
+/// A fenced `sh` block: the line of its fence, its body, and the reason it does not run.
+#[derive(Debug, PartialEq)]
+struct ShBlock {
+    line: usize,
+    body: String,
+    not_run: Option<String>,
+}
+
+/// The `sh` blocks of `text`; other fenced blocks are passed over.
+fn sh_blocks(text: &str) -> Vec<ShBlock> {
     let mut blocks = Vec::new();
-    let mut open: Option<(usize, String)> = None;
+    let mut open: Option<Option<ShBlock>> = None;
     for (n, line) in text.lines().enumerate() {
         let trimmed = line.trim_start();
         match &mut open {
             None if trimmed.starts_with("```") => {
-                let info: Vec<&str> = trimmed.trim_start_matches('`').split_whitespace().collect();
-                if info.contains(&"runnable") {
-                    open = Some((n + 1, String::new()));
-                } else if !info.is_empty() || trimmed == "```" {
-                    // Another block: skip to its end.
-                    open = Some((0, String::new()));
-                }
+                let mut info = trimmed.trim_start_matches('`').split_whitespace();
+                open = Some((info.next() == Some("sh")).then(|| ShBlock {
+                    line: n + 1,
+                    body: String::new(),
+                    not_run: info.next().map(str::to_owned),
+                }));
             }
-            Some((at, body)) => {
+            Some(block) => {
                 if trimmed.starts_with("```") {
-                    if *at > 0 {
-                        blocks.push((*at, std::mem::take(body)));
-                    }
+                    blocks.extend(block.take());
                     open = None;
-                } else {
-                    body.push_str(line);
-                    body.push('\n');
+                } else if let Some(block) = block {
+                    block.body.push_str(line);
+                    block.body.push('\n');
                 }
             }
             None => {}
@@ -78,14 +115,25 @@ fn runnable_blocks(text: &str) -> Vec<(usize, String)> {
     blocks
 }
 
-/// `block` as `sh` runs it: a line ending in `# exits N` must exit with N (a blocked gate is
-/// shown exiting 1), which `sh -e` would otherwise stop at.
+/// `block` as `sh` runs it: a command ending in `# exits N` (optionally followed by `:` and a
+/// note) must exit with N (a blocked gate is shown exiting 1), which `sh -e` would otherwise
+/// stop at. A command continued over lines with `\\` is one command.
 fn with_expected_exits(block: &str) -> String {
     let mut out = String::new();
+    let mut command = String::new();
     for line in block.lines() {
-        let expected = line
-            .rsplit_once("# exits ")
-            .and_then(|(cmd, n)| Some((cmd, n.trim().parse::<i32>().ok()?)));
+        command.push_str(line);
+        if line.ends_with('\\') {
+            command.push('\n');
+            continue;
+        }
+        let expected = command.rsplit_once("# exits ").and_then(|(cmd, rest)| {
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            let after = rest[digits.len()..].trim_start();
+            (after.is_empty() || after.starts_with(':'))
+                .then(|| Some((cmd.to_owned(), digits.parse::<i32>().ok()?)))
+                .flatten()
+        });
         match expected {
             Some((cmd, n)) => {
                 let _ = writeln!(
@@ -94,11 +142,13 @@ fn with_expected_exits(block: &str) -> String {
                 );
             }
             None => {
-                out.push_str(line);
+                out.push_str(&command);
                 out.push('\n');
             }
         }
+        command.clear();
     }
+    out.push_str(&command);
     out
 }
 
@@ -112,7 +162,7 @@ fn tmp_paths(block: &str) -> Vec<PathBuf> {
 }
 
 #[test]
-fn every_runnable_block_of_the_readme_and_docs_runs_and_leaves_nothing_behind() {
+fn every_sh_block_of_the_readme_and_docs_runs_and_leaves_nothing_behind() {
     let copy = tempfile::tempdir().unwrap();
     let files = tracked();
     for f in &files {
@@ -138,7 +188,23 @@ fn every_runnable_block_of_the_readme_and_docs_runs_and_leaves_nothing_behind() 
     let mut failures = Vec::new();
     for doc in &docs {
         let text = std::fs::read_to_string(repo().join(doc)).unwrap();
-        for (line, block) in runnable_blocks(&text) {
+        for ShBlock {
+            line,
+            body: block,
+            not_run,
+        } in sh_blocks(&text)
+        {
+            if let Some(reason) = not_run {
+                if !NOT_RUN.iter().any(|(r, _)| *r == reason) {
+                    failures.push(format!(
+                        "{}:{line}: `sh {reason}` is not a reason a block may give for not \
+                         running (one of {:?})",
+                        doc.display(),
+                        NOT_RUN.iter().map(|(r, _)| *r).collect::<Vec<_>>()
+                    ));
+                }
+                continue;
+            }
             for p in tmp_paths(&block) {
                 let _ = std::fs::remove_dir_all(&p);
                 let _ = std::fs::remove_file(&p);
@@ -164,7 +230,7 @@ fn every_runnable_block_of_the_readme_and_docs_runs_and_leaves_nothing_behind() 
             }
         }
     }
-    assert!(ran >= 5, "only {ran} runnable blocks found");
+    assert!(ran >= 20, "only {ran} documented blocks ran");
     assert!(failures.is_empty(), "{}", failures.join("\n---\n"));
     let left: Vec<_> = files_under(copy.path())
         .difference(&before)
@@ -183,17 +249,30 @@ fn a_line_may_say_the_exit_it_expects() {
             .success()
     };
     assert!(run("false   # exits 1\ntrue\n"));
+    assert!(run("false   # exits 1: a note\n"));
+    assert!(run("test a = \\\n  b   # exits 1\n"));
+    assert!(!run("true \\\n  # exits 1\n"));
     assert!(!run("true   # exits 1\n"));
     assert!(!run("false\ntrue\n"));
 }
 
 #[test]
-fn runnable_blocks_are_found_and_others_skipped() {
-    let text =
-        "a\n```sh\nnot this\n```\n```sh runnable\necho one\necho two\n```\n```\nplain\n```\n";
+fn sh_blocks_are_found_with_their_reasons_and_others_passed_over() {
+    let text = "a\n```sh\necho one\necho two\n```\n```sh server\nvouch serve\n```\n```\nplain\n```\n```yaml\nk: v\n```\n";
     assert_eq!(
-        runnable_blocks(text),
-        vec![(5, "echo one\necho two\n".to_owned())]
+        sh_blocks(text),
+        vec![
+            ShBlock {
+                line: 2,
+                body: "echo one\necho two\n".to_owned(),
+                not_run: None
+            },
+            ShBlock {
+                line: 6,
+                body: "vouch serve\n".to_owned(),
+                not_run: Some("server".to_owned())
+            }
+        ]
     );
     assert_eq!(
         tmp_paths("cp -r x /tmp/calc\nvouch run --workdir /tmp/calc --html '/tmp/r.html'"),
