@@ -201,9 +201,19 @@ fn command_tasks_in_the_sandbox_write_only_in_their_folder() {
             task(1, "echo honest > inside.txt".to_owned()),
             task(2, format!("echo x > {o}/escaped.txt")),
             task(3, "cd .. && echo x > outside/escaped2.txt".to_owned()),
+            task(4, "echo scratch > \"$TMPDIR/scratch.txt\" && printf %s \"$TMPDIR\"".to_owned()),
         ]}),
     );
     let tasks = s.wait(&id(1));
+    // The command had a temporary folder of its own, and it is gone with the run.
+    let scratch = &find(&tasks, 4);
+    assert_eq!(scratch["status"], "completed", "{scratch:#}");
+    let tmp = scratch["result"]["stdout"].as_str().unwrap();
+    assert!(tmp.contains("vouch-task-"), "{tmp}");
+    assert!(
+        !std::path::Path::new(tmp).exists(),
+        "the task's temporary folder {tmp} outlived its run"
+    );
     assert_eq!(find(&tasks, 2)["status"], "failed", "{:#}", find(&tasks, 2));
     assert_eq!(find(&tasks, 3)["status"], "failed", "{:#}", find(&tasks, 3));
     assert_eq!(

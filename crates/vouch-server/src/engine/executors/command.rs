@@ -59,6 +59,8 @@ impl Executor for ShellCommand {
         if let Some(hook) = &job.on_group {
             options = options.on_group(hook.clone());
         }
+        // Kept until the run ends: dropping it removes the folder.
+        let mut _task_tmp = None;
         if self.sandbox != super::CommandSandbox::Off {
             // A confined command's environment is the one set on it: the server's, as before.
             command.envs(std::env::vars_os());
@@ -66,18 +68,26 @@ impl Executor for ShellCommand {
                 .map(PathBuf::from)
                 .or_else(|| std::env::current_dir().ok())
                 .unwrap_or_else(|| PathBuf::from("."));
-            let tmp = std::env::temp_dir().join(format!("vouch-task-{}", job.task.id));
-            if let Err(e) = std::fs::create_dir_all(&tmp) {
-                return failed(
-                    format!("cannot make the task's temporary folder: {e}"),
-                    Value::Null,
-                );
-            }
-            command.env("TMPDIR", &tmp);
+            // A folder of this run's own (two attempts of one task never share one), removed
+            // with what the command left in it when the run ends.
+            let tmp = match tempfile::Builder::new()
+                .prefix(&format!("vouch-task-{}-", job.task.id))
+                .tempdir()
+            {
+                Ok(tmp) => tmp,
+                Err(e) => {
+                    return failed(
+                        format!("cannot make the task's temporary folder: {e}"),
+                        Value::Null,
+                    );
+                }
+            };
+            command.env("TMPDIR", tmp.path());
             options = options.sandboxed(
-                vouch_process::Sandbox::new(vec![folder, tmp])
+                vouch_process::Sandbox::new(vec![folder, tmp.path().to_path_buf()])
                     .best_effort(self.sandbox == super::CommandSandbox::BestEffort),
             );
+            _task_tmp = Some(tmp);
         }
         command.env("VOUCH_TASK_ID", &job.task.id);
         match vouch_process::run(command, &options) {
