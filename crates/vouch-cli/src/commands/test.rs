@@ -33,7 +33,7 @@ use crate::ui::Ui;
 /// of `vouch.yaml` here (this repository's: `examples/`), else the current folder's.
 ///
 /// Exit codes: 0 every test passed, 1 a test failed (a missing agent or a timeout included),
-/// 2 a test could not be loaded, or bad usage.
+/// 2 a test could not be loaded, no test was found, or bad usage.
 #[derive(Debug, Args)]
 pub(crate) struct TestArgs {
     /// Test files, or folders to search (default: the `tests.paths` of `vouch.yaml` here, else
@@ -147,6 +147,18 @@ fn default_paths(explicit: Option<&PathBuf>, ui: &mut Ui) -> Result<Vec<PathBuf>
         .collect())
 }
 
+/// Says where no test was found and what a test file is.
+fn no_tests(paths: &[PathBuf], config: &TestConfig) -> String {
+    let places: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    format!(
+        "no tests found in {}: a test is a YAML file with `assertions` named {} (the `tests.patterns` \
+         of vouch.yaml); give test files or folders as PATH, or run where a vouch.yaml's \
+         `tests.paths` names them",
+        places.join(", "),
+        config.patterns.join(", ")
+    )
+}
+
 /// Runs `vouch test`.
 pub(crate) fn run(args: &TestArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     let paths = if args.paths.is_empty() {
@@ -156,6 +168,10 @@ pub(crate) fn run(args: &TestArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     };
     let project = project(args.config.as_ref(), &paths, ui)?;
     let mut tests = load_tests(&paths, &project.tests, ui)?;
+    if tests.is_empty() {
+        // Zero tests passing would read as a green suite: nothing was checked.
+        return Err(CommandError::input(no_tests(&paths, &project.tests)));
+    }
     if let Some(f) = &args.filter {
         tests = suite::filter(tests, f);
     }

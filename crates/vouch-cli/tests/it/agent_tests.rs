@@ -109,6 +109,19 @@ fn with_no_path_the_repository_s_tests_run_as_its_vouch_yaml_says() {
 }
 
 #[test]
+fn a_folder_without_tests_is_an_error_not_a_green_suite() {
+    let dir = suite(&[("notes.yaml", "name: not a test\n")]);
+    let out = vouch_in(dir.path(), &["test"]);
+    assert_eq!(out.status.code(), Some(2), "{}", render(&out));
+    insta::assert_snapshot!(render(&out), @r"
+    exit: 2
+    ----- stdout -----
+    ----- stderr -----
+    error: no tests found in .: a test is a YAML file with `assertions` named *.vouch.yaml, *.vouch.yml, *.aptitude.yaml, *.aptitude.yml (the `tests.patterns` of vouch.yaml); give test files or folders as PATH, or run where a vouch.yaml's `tests.paths` names them
+    ");
+}
+
+#[test]
 fn a_config_nearer_the_tests_wins_over_the_current_folder_s() {
     let dir = suite(&[
         ("vouch.yaml", "tests:\n  patterns: ['*.never.yaml']\n"),
