@@ -10,6 +10,14 @@ pub enum Error {
     /// A path given to search for tests does not exist.
     #[error("`{}` does not exist", .0.display())]
     NoSuchPath(PathBuf),
+    /// A folder searched for tests could not be read.
+    #[error("cannot read the folder `{}` to find tests in it: {reason}", .path.display())]
+    UnreadableFolder {
+        /// The folder.
+        path: PathBuf,
+        /// Why it could not be read.
+        reason: String,
+    },
     /// A test-file pattern of `vouch.yaml` is not a valid glob.
     #[error("invalid test pattern `{pattern}`: {reason}")]
     Pattern {

@@ -32,7 +32,7 @@ pub fn discover(paths: &[PathBuf], config: &TestConfig) -> Result<Vec<PathBuf>, 
     let mut found = Vec::new();
     for path in paths {
         if path.is_dir() {
-            walk(path, &set, config, &mut found);
+            walk(path, &set, config, &mut found)?;
         } else if path.is_file() {
             found.push(path.clone());
         } else {
@@ -49,11 +49,23 @@ pub fn discover(paths: &[PathBuf], config: &TestConfig) -> Result<Vec<PathBuf>, 
     Ok(found)
 }
 
-fn walk(dir: &Path, set: &GlobSet, config: &TestConfig, found: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
+/// Adds the test files beneath `dir` to `found`; a folder that cannot be read is an error, not
+/// a folder without tests.
+fn walk(
+    dir: &Path,
+    set: &GlobSet,
+    config: &TestConfig,
+    found: &mut Vec<PathBuf>,
+) -> Result<(), Error> {
+    let unreadable = |e: std::io::Error| Error::UnreadableFolder {
+        path: dir.to_path_buf(),
+        reason: e.to_string(),
     };
-    let mut entries: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
+    let mut entries = std::fs::read_dir(dir)
+        .map_err(unreadable)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(unreadable)?;
     entries.sort();
     for path in entries {
         let name = path
@@ -64,11 +76,12 @@ fn walk(dir: &Path, set: &GlobSet, config: &TestConfig, found: &mut Vec<PathBuf>
             continue;
         }
         if path.is_dir() {
-            walk(&path, set, config, found);
+            walk(&path, set, config, found)?;
         } else if set.is_match(&name) && !CONFIG_NAMES.contains(&name.as_str()) && is_test(&path) {
             found.push(path);
         }
     }
+    Ok(())
 }
 
 /// Returns true for a YAML mapping with `assertions` (a configuration that happens to match a

@@ -122,6 +122,38 @@ fn a_folder_without_tests_is_an_error_not_a_green_suite() {
 }
 
 #[test]
+fn a_folder_that_cannot_be_read_is_an_error_not_a_folder_without_tests() {
+    use std::os::unix::fs::PermissionsExt;
+    let test = "name: t\nprompt: unused\nsession: none.jsonl\nassertions:\n  - tool: Bash\n    called: false\n";
+    let dir = suite(&[("open/a.vouch.yaml", test), ("locked/b.vouch.yaml", test)]);
+    let perms = |p: &Path, mode| std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode));
+    perms(dir.path(), 0o755).unwrap();
+    perms(&dir.path().join("open"), 0o755).unwrap();
+    perms(&dir.path().join("locked"), 0o000).unwrap();
+    // Root reads every folder: the search runs as `nobody`, with a copy of the binary it can
+    // reach wherever the build lives.
+    let bin = dir.path().join("vouch");
+    let built = assert_cmd::cargo::cargo_bin("vouch");
+    std::fs::hard_link(&built, &bin)
+        .or_else(|_| std::fs::copy(&built, &bin).map(drop))
+        .unwrap();
+    let out = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(&bin)
+        .args(["test", "--list", "."])
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let text = render(&out);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(
+        text.contains("cannot read the folder `./locked` to find tests in it"),
+        "{text}"
+    );
+}
+
+#[test]
 fn a_config_nearer_the_tests_wins_over_the_current_folder_s() {
     let dir = suite(&[
         ("vouch.yaml", "tests:\n  patterns: ['*.never.yaml']\n"),
