@@ -25,7 +25,9 @@ and exits with 2) is started again, as a service manager would (`respawn` in the
 Checked after each run (any violation fails the run, and the script exits 1):
 
   ended     every task ended completed, within 90 s
-  lost      every task created is there, once
+  lost      every task created is there, once (tasks.get answers "not found" for a lost one;
+            a tasks.get that fails five times, a second apart, for another reason is
+            `unanswered`, with the error)
   fenced    each task's stored result is the token of its last execution to start: no
             stale attempt's write was accepted over a newer one's
   overlap   no two executions of one task that both ended overlapped in time (a violation
@@ -193,15 +195,33 @@ def one_run(k, rng, args, cluster, vouch, work):
     return violations, counts
 
 
+def get_task(base, task_id):
+    """The task, or None and why not: "lost" when the store has no such task."""
+    why = None
+    for _ in range(5):
+        try:
+            return rpc(base, "tasks.get", {"task_id": task_id}, timeout=30), None
+        except RuntimeError as e:
+            if "not found" in str(e).lower():
+                return None, "lost"
+            why = str(e)
+        except OSError as e:
+            why = str(e)
+        time.sleep(1)
+    return None, why
+
+
 def check(base, roots, all_ids, log, frozen):
     v = []
     tasks = {}
     for i in all_ids:
-        t = try_rpc(base, "tasks.get", {"task_id": i})
-        if t is None:
+        t, why = get_task(base, i)
+        if t is not None:
+            tasks[i] = t
+        elif why == "lost":
             v.append(f"lost: {i}")
         else:
-            tasks[i] = t
+            v.append(f"unanswered: tasks.get {i}: {why}")
     for i, t in tasks.items():
         if t["status"] != "completed":
             v.append(f"ended: {i} is {t['status']} ({t.get('error')})")
