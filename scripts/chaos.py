@@ -93,9 +93,11 @@ def one_run(k, rng, args, cluster, vouch, work):
     cluster.sql(f"CREATE DATABASE {db}")
     url = cluster.url_of(db)
     log = os.path.join(work, f"executions-{k}.log")
+    # What the servers say goes to files kept with a failed run (main() keeps them).
+    server_log = open(os.path.join(work, "servers.log"), "ab")
     port = free_port()
     api = subprocess.Popen([vouch, "serve", "--quiet", "--listen", f"127.0.0.1:{port}", "--db", url,
-                            "--concurrency", "0"], stderr=subprocess.DEVNULL, cwd=work)
+                            "--concurrency", "0"], stderr=server_log, cwd=work)
     base = f"http://127.0.0.1:{port}/"
     for _ in range(200):
         if try_rpc(base, "system.health", {}) is not None:
@@ -103,7 +105,7 @@ def one_run(k, rng, args, cluster, vouch, work):
         time.sleep(0.05)
     worker_argv = [vouch, "serve", "--worker", "--db", url, "--concurrency", "4", "--lease", str(args.lease),
                    "--shutdown-timeout", "1", "--sandbox", "off"]
-    workers = [subprocess.Popen(worker_argv, stderr=subprocess.DEVNULL, cwd=work) for _ in range(args.workers)]
+    workers = [subprocess.Popen(worker_argv, stderr=server_log, cwd=work) for _ in range(args.workers)]
     # The trees: each task depends at random on earlier ones of its tree.
     command = (
         't=$(cat /proc/sys/kernel/random/uuid); '
@@ -134,7 +136,7 @@ def one_run(k, rng, args, cluster, vouch, work):
         for i, w in enumerate(workers):
             if w.poll() is not None:
                 counts["respawn"] = counts.get("respawn", 0) + 1
-                workers[i] = subprocess.Popen(worker_argv, stderr=subprocess.DEVNULL, cwd=work)
+                workers[i] = subprocess.Popen(worker_argv, stderr=server_log, cwd=work)
 
     while time.time() < done_by:
         supervise()
@@ -150,7 +152,7 @@ def one_run(k, rng, args, cluster, vouch, work):
         if action == "kill":
             workers[i].kill()
             workers[i].wait()
-            workers[i] = subprocess.Popen(worker_argv, stderr=subprocess.DEVNULL, cwd=work)
+            workers[i] = subprocess.Popen(worker_argv, stderr=server_log, cwd=work)
         elif action == "cut":
             pids = cluster.sql(
                 f"SELECT pid FROM pg_stat_activity WHERE datname = '{db}' AND pid <> pg_backend_pid() "
@@ -192,6 +194,7 @@ def one_run(k, rng, args, cluster, vouch, work):
             w.kill()
     api.terminate()
     api.wait()
+    server_log.close()
     return violations, counts
 
 
@@ -296,13 +299,22 @@ def main():
     totals = {}
     try:
         for k in range(args.runs):
-            violations, counts = one_run(k, rng, args, cluster, os.path.abspath(args.vouch), work)
+            run_dir = os.path.join(work, f"run-{k + 1}")
+            os.makedirs(run_dir)
+            violations, counts = one_run(k, rng, args, cluster, os.path.abspath(args.vouch), run_dir)
             for a, n in counts.items():
                 totals[a] = totals.get(a, 0) + n
             failed += bool(violations)
             print(f"run {k + 1}: {'FAILED' if violations else 'ok'} {counts}", flush=True)
             for line in violations[:20]:
                 print(f"  {line}", flush=True)
+            if violations:
+                kept = f"/tmp/vouch-chaos-failed-{args.seed}-{k + 1}"
+                shutil.rmtree(kept, ignore_errors=True)
+                shutil.move(run_dir, kept)
+                print(f"  the run's execution log and server output: {kept}", flush=True)
+            else:
+                shutil.rmtree(run_dir, ignore_errors=True)
     finally:
         cluster.stop()
         shutil.rmtree(work, ignore_errors=True)
