@@ -1,11 +1,11 @@
-//! The documented commands run as written: every fenced ```` ```sh ```` block of README.md and
-//! docs/*.md runs, with `sh -e`, in a fresh copy of the repository's tracked files, with the
-//! built `vouch` first on PATH (a line ending in `# exits N` must exit with N). A block that
-//! cannot run here says why in its info string, with one of [`NOT_RUN`]'s reasons (```` ```sh
-//! server ````); any other word there fails the test, so a block is never skipped by a typo.
-//! A block that fails, or a file the blocks leave in the copy that the repository does not
-//! track, fails the test. Paths under `/tmp` a block names are cleared before it runs, so
-//! `cp -r … /tmp/calc` starts from nothing.
+//! The documented commands run as written: every fenced ```` ```sh ```` block of README.md,
+//! docs/*.md and the examples' README.md files runs, with `sh -e`, in a fresh copy of the
+//! repository's tracked files, with the built `vouch` first on PATH (a line ending in
+//! `# exits N` must exit with N). A block that cannot run here says why in its info string,
+//! with one of [`NOT_RUN`]'s reasons (```` ```sh server ````); any other word there fails the
+//! test, so a block is never skipped by a typo. A block that fails, or a file the blocks leave
+//! in the copy that the repository does not track, fails the test. Paths under `/tmp` a block
+//! names are cleared before it runs, so `cp -r … /tmp/calc` starts from nothing.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -181,7 +181,10 @@ fn every_sh_block_of_the_readme_and_docs_runs_and_leaves_nothing_behind() {
     docs.extend(
         files
             .iter()
-            .filter(|f| f.starts_with("docs") && f.extension().is_some_and(|e| e == "md"))
+            .filter(|f| {
+                (f.starts_with("docs") && f.extension().is_some_and(|e| e == "md"))
+                    || (f.starts_with("examples") && f.ends_with("README.md"))
+            })
             .cloned(),
     );
     let mut ran = 0;
