@@ -134,7 +134,14 @@ pub fn run(
     } else {
         None
     };
-    let service = Arc::new(Service::new(store, registry, signals, options.concurrency));
+    // `store` is also held here, so that its last reference (and with it every PostgreSQL
+    // connection, whose drop blocks) goes after the runtime, never on one of its threads.
+    let service = Arc::new(Service::new(
+        Arc::clone(&store),
+        registry,
+        signals,
+        options.concurrency,
+    ));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -189,5 +196,6 @@ pub fn run(
     if let Some(engine) = engine {
         engine.shutdown();
     }
+    drop(store);
     Ok(served?)
 }

@@ -410,7 +410,7 @@ fn four_postgres_workers_run_ten_thousand_tasks_exactly_once() {
 fn sigterm_lets_running_tasks_finish_and_gives_the_rest_to_another_worker_at_once() {
     let pg = cluster();
     let dir = tempfile::tempdir().unwrap();
-    let api = Served::api(dir.path(), pg.url());
+    let mut api = Served::api(dir.path(), pg.url());
     // A long lease: a task given back is claimed again at once, not after 30 s.
     let worker_args = [
         "--worker",
@@ -462,6 +462,12 @@ fn sigterm_lets_running_tasks_finish_and_gives_the_rest_to_another_worker_at_onc
         status(&client, 3) == "completed"
     });
     assert_eq!(task(3)["result"]["stdout"], "again\n");
+    // The API process ends cleanly too (its store's connections closed off the runtime).
+    let (exit, _) = api.terminate();
+    assert!(
+        exit.success(),
+        "the API process ended with {exit:?} on SIGTERM"
+    );
 }
 
 #[test]
