@@ -128,6 +128,28 @@ impl Cluster {
         &self.dir
     }
 
+    /// Restarts the server at once (`pg_ctl restart -m immediate`), as a crash and a restart
+    /// would: every open connection is cut. Returns when it accepts connections again.
+    pub fn restart(&self) -> Result<(), String> {
+        let data = self.dir.join("data");
+        self.sh(
+            &self.bin.join("pg_ctl").to_string_lossy(),
+            &[
+                "-D",
+                &data.to_string_lossy(),
+                "-m",
+                "immediate",
+                "-l",
+                &self.dir.join("server.log").to_string_lossy(),
+                "-w",
+                "-t",
+                "60",
+                "restart",
+            ],
+            true,
+        )
+    }
+
     fn sh(&self, program: &str, args: &[&str], as_postgres: bool) -> Result<(), String> {
         let mut command = if as_postgres && self.as_postgres {
             let mut c = Command::new("runuser");

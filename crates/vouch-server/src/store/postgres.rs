@@ -365,10 +365,15 @@ impl Backend for Postgres {
         body: &mut dyn FnMut(&mut dyn Sql) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
         up_to_three_tries(connection_lost, |tries| {
-            if tries > 1 {
-                std::thread::sleep(Duration::from_millis(100 * (tries - 1)));
+            let outcome = self.transaction(body);
+            // A connection cut is tried again at once on a new one; only a server that cannot
+            // be reached (restarting) is given time.
+            if let Err(StoreError::Open(_)) = &outcome
+                && tries < 3
+            {
+                std::thread::sleep(Duration::from_millis(100 * tries));
             }
-            self.transaction(body)
+            outcome
         })
     }
 
@@ -387,9 +392,17 @@ impl Backend for Postgres {
                 })?;
                 tx.commit().map_err(|e| db(&e))
             })();
-            if outcome.is_err() {
+            if let Err(e) = &outcome {
                 // A failed statement may have left its prepared siblings behind: start afresh.
                 conn.prepared.clear();
+                if connection_lost(e) {
+                    // The idle connections most likely went with this one (a restart ends them
+                    // all): each would fail its next caller in turn.
+                    self.idle
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .clear();
+                }
             }
             self.put(conn);
             outcome
@@ -410,5 +423,32 @@ fn up_to_three_tries(
             Err(e) if tries < 3 && again(&e) => {}
             other => return other,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn after_a_restart_a_read_answers_on_its_first_call() {
+        let pg = vouch_standin::postgres::Cluster::start()
+            .unwrap_or_else(|e| panic!("a PostgreSQL cluster is needed: {e}"));
+        let backend = Postgres::connect(pg.url()).unwrap();
+        // Four idle connections, as a busy server keeps; a restart ends them all.
+        let conns: Vec<Conn> = (0..4).map(|_| backend.conn().unwrap()).collect();
+        for conn in conns {
+            backend.put(conn);
+        }
+        pg.restart().unwrap();
+        let mut answered = false;
+        backend
+            .read(&mut |sql| {
+                sql.exec("SELECT 1", &[])?;
+                answered = true;
+                Ok(())
+            })
+            .unwrap();
+        assert!(answered);
     }
 }
