@@ -286,3 +286,43 @@ fn sh_blocks_are_found_with_their_reasons_and_others_passed_over() {
         ]
     );
 }
+
+#[test]
+fn the_readme_s_cargo_run_has_one_binary_to_run() {
+    // `cargo run --release -- test examples/` runs the one binary of the default members; a
+    // second one (the stand-ins' executables) makes cargo refuse to choose.
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = Command::new(cargo)
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let defaults: Vec<&str> = meta["workspace_default_members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(serde_json::Value::as_str)
+        .collect();
+    let bins: Vec<&str> = meta["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| defaults.contains(&p["id"].as_str().unwrap_or_default()))
+        .flat_map(|p| p["targets"].as_array().unwrap())
+        .filter(|t| t["kind"].as_array().unwrap().iter().any(|k| k == "bin"))
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert_eq!(bins, ["vouch"], "the default members' binaries");
+}
