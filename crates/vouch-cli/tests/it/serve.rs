@@ -167,6 +167,25 @@ fn the_command_line_is_a_client_of_the_server() {
     wait_for("the tree", Duration::from_secs(30), || {
         status(&client, 1) == "completed"
     });
+    // The same document again: its ids are taken, unless it asks for new ones.
+    let again = |extra: &[&str]| {
+        let mut args = vec!["tasks", "create", "tree.json", "--server", &url];
+        args.extend(extra);
+        vouch_in(dir.path(), &args)
+    };
+    assert_eq!(again(&[]).status.code(), Some(1));
+    let renewed = again(&["--new-ids", "--format", "json"]);
+    assert_eq!(renewed.status.code(), Some(0), "{}", render(&renewed));
+    let answer: Value = serde_json::from_slice(&renewed.stdout).unwrap();
+    let root = answer["root_id"].as_str().unwrap();
+    assert_ne!(root, id(1));
+    let copy = client
+        .call("tasks.tree", &json!({"task_id": root}))
+        .unwrap();
+    assert_eq!(
+        copy["task"]["dependencies"][0]["id"], copy["children"][0]["task"]["id"],
+        "{copy:#}"
+    );
     let tree = vouch_in(dir.path(), &["tasks", "tree", &id(1), "--server", &url]);
     insta::assert_snapshot!(render(&tree), @r"
     exit: 0

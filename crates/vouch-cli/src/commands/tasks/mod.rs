@@ -1,6 +1,7 @@
 //! `vouch tasks`: the task protocol — validating documents, transitions, readiness, the schema.
 
 mod input;
+mod new_ids;
 mod ready;
 mod remote;
 mod schema;

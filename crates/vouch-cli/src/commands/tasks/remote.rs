@@ -44,6 +44,11 @@ pub(crate) struct CreateArgs {
     #[arg(long)]
     execute: bool,
 
+    /// Give every task of the document a new id (and move `parent_id` and `dependencies` with
+    /// them), to create a tree kept as a template again
+    #[arg(long)]
+    new_ids: bool,
+
     #[command(flatten)]
     server: ServerArgs,
 }
@@ -173,8 +178,11 @@ fn text<'a>(v: &'a Value, key: &str) -> &'a str {
 pub(crate) fn create(args: &CreateArgs, ui: &mut Ui) -> Result<u8, CommandError> {
     let name = input::display(&args.path);
     let text_in = input::read(&args.path)?;
-    let doc: Value = serde_json::from_str(&text_in)
+    let mut doc: Value = serde_json::from_str(&text_in)
         .map_err(|e| CommandError::input(format!("{name}:{}:{}: {e}", e.line(), e.column())))?;
+    if args.new_ids {
+        super::new_ids::renew(&mut doc);
+    }
     let params = match doc {
         Value::Array(_) => json!({"tasks": doc}),
         other => other,
