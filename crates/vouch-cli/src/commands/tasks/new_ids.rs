@@ -28,10 +28,14 @@ fn tasks_of<'d>(doc: &'d mut Value, out: &mut Vec<&'d mut Value>) {
         matches!(&*doc, Value::Object(m) if m.contains_key("tasks") && !m.contains_key("name"));
     if listed {
         if let Some(Value::Array(items)) = doc.get_mut("tasks") {
-            items.iter_mut().for_each(|i| node(i, out));
+            for i in items.iter_mut() {
+                node(i, out);
+            }
         }
     } else if let Value::Array(items) = doc {
-        items.iter_mut().for_each(|i| node(i, out));
+        for i in items.iter_mut() {
+            node(i, out);
+        }
     } else {
         node(doc, out);
     }
@@ -50,7 +54,9 @@ fn node<'d>(value: &'d mut Value, out: &mut Vec<&'d mut Value>) {
         match (key.as_str(), v) {
             ("task", task) => out.push(task),
             ("children", Value::Array(children)) => {
-                children.iter_mut().for_each(|c| node(c, out));
+                for c in children.iter_mut() {
+                    node(c, out);
+                }
             }
             _ => {}
         }
