@@ -99,22 +99,7 @@ impl Cluster {
             "-k {} -c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200",
             cluster.dir.display()
         );
-        cluster.sh(
-            &cluster.bin.join("pg_ctl").to_string_lossy(),
-            &[
-                "-D",
-                &data.to_string_lossy(),
-                "-o",
-                &options,
-                "-l",
-                &cluster.dir.join("server.log").to_string_lossy(),
-                "-w",
-                "-t",
-                "60",
-                "start",
-            ],
-            true,
-        )?;
+        cluster.pg_ctl(&["-o", &options, "start"])?;
         Ok(cluster)
     }
 
@@ -131,23 +116,17 @@ impl Cluster {
     /// Restarts the server at once (`pg_ctl restart -m immediate`), as a crash and a restart
     /// would: every open connection is cut. Returns when it accepts connections again.
     pub fn restart(&self) -> Result<(), String> {
-        let data = self.dir.join("data");
-        self.sh(
-            &self.bin.join("pg_ctl").to_string_lossy(),
-            &[
-                "-D",
-                &data.to_string_lossy(),
-                "-m",
-                "immediate",
-                "-l",
-                &self.dir.join("server.log").to_string_lossy(),
-                "-w",
-                "-t",
-                "60",
-                "restart",
-            ],
-            true,
-        )
+        self.pg_ctl(&["-m", "immediate", "restart"])
+    }
+
+    /// Runs `pg_ctl` on the cluster's data (its log to `server.log`), waiting up to 60 s for
+    /// the server to be up or down.
+    fn pg_ctl(&self, args: &[&str]) -> Result<(), String> {
+        let data = self.dir.join("data").to_string_lossy().into_owned();
+        let log = self.dir.join("server.log").to_string_lossy().into_owned();
+        let mut all = vec!["-D", &data, "-l", &log, "-w", "-t", "60"];
+        all.extend_from_slice(args);
+        self.sh(&self.bin.join("pg_ctl").to_string_lossy(), &all, true)
     }
 
     fn sh(&self, program: &str, args: &[&str], as_postgres: bool) -> Result<(), String> {
@@ -177,19 +156,7 @@ impl Cluster {
 
 impl Drop for Cluster {
     fn drop(&mut self) {
-        let data = self.dir.join("data");
-        let _ = self.sh(
-            &self.bin.join("pg_ctl").to_string_lossy(),
-            &[
-                "-D",
-                &data.to_string_lossy(),
-                "-m",
-                "immediate",
-                "-w",
-                "stop",
-            ],
-            true,
-        );
+        let _ = self.pg_ctl(&["-m", "immediate", "stop"]);
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
