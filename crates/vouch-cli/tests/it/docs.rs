@@ -212,34 +212,92 @@ fn every_sh_block_of_the_readme_and_docs_runs_and_leaves_nothing_behind() {
                 let _ = std::fs::remove_dir_all(&p);
                 let _ = std::fs::remove_file(&p);
             }
-            let out = Command::new("sh")
-                .args(["-e", "-c", &with_expected_exits(&block)])
-                .current_dir(copy.path())
-                .env("PATH", &path)
-                .env("NO_COLOR", "1")
-                .env("VOUCH_STATE_DIR", state_root())
-                .env_remove("VOUCH_LOG")
-                .output()
-                .unwrap();
+            let (status, output) = run_block(&block, copy.path(), &path);
             ran += 1;
-            if !out.status.success() {
+            if !status.success() {
                 failures.push(format!(
-                    "{}:{line}: exit {:?}\n{block}{}{}",
+                    "{}:{line}: exit {:?}\n{block}{output}",
                     doc.display(),
-                    out.status.code(),
-                    String::from_utf8_lossy(&out.stdout),
-                    String::from_utf8_lossy(&out.stderr)
+                    status.code(),
                 ));
             }
         }
     }
     assert!(ran >= 20, "only {ran} documented blocks ran");
     assert!(failures.is_empty(), "{}", failures.join("\n---\n"));
-    let left: Vec<_> = files_under(copy.path())
+    let new: Vec<_> = files_under(copy.path())
         .difference(&before)
         .cloned()
         .collect();
+    let left = not_ignored(&new);
     assert!(left.is_empty(), "the documented commands left {left:?}");
+}
+
+/// Runs `block` with `sh -e` in `dir` in a process group of its own, which is ended when the
+/// block ends (a `vouch serve &` it started stops with it); returns its exit status and what it
+/// printed.
+fn run_block(block: &str, dir: &Path, path: &str) -> (std::process::ExitStatus, String) {
+    use std::os::unix::process::CommandExt;
+    let out = tempfile::tempfile().unwrap();
+    let status = Command::new("sh")
+        .args(["-e", "-c", &with_expected_exits(block)])
+        .current_dir(dir)
+        .env("PATH", path)
+        .env("NO_COLOR", "1")
+        .env("VOUCH_STATE_DIR", state_root())
+        .env_remove("VOUCH_LOG")
+        .stdout(out.try_clone().unwrap())
+        .stderr(out.try_clone().unwrap())
+        .process_group(0)
+        .spawn()
+        .and_then(|mut child| {
+            let status = child.wait();
+            let group = format!("-{}", child.id());
+            let _ = Command::new("kill").args(["-TERM", "--", &group]).status();
+            // Until the group is gone: a server writes its store on the way out.
+            for _ in 0..100 {
+                let alive = Command::new("kill").args(["-0", "--", &group]).status();
+                if !alive.is_ok_and(|s| s.success()) {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            status
+        })
+        .unwrap();
+    let mut printed = String::new();
+    let mut out = out;
+    use std::io::{Read, Seek};
+    out.rewind().unwrap();
+    out.read_to_string(&mut printed).unwrap();
+    (status, printed)
+}
+
+/// The files of `paths` (relative to the repository) that the repository's .gitignore does not
+/// ignore: what `git status` would show a reader after the commands.
+fn not_ignored(paths: &[PathBuf]) -> Vec<PathBuf> {
+    if paths.is_empty() {
+        return Vec::new();
+    }
+    let list: String = paths.iter().map(|p| format!("{}\n", p.display())).collect();
+    let mut child = Command::new("git")
+        .args(["check-ignore", "--no-index", "--stdin"])
+        .current_dir(repo())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), list.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let ignored: BTreeSet<PathBuf> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(PathBuf::from)
+        .collect();
+    paths
+        .iter()
+        .filter(|p| !ignored.contains(*p))
+        .cloned()
+        .collect()
 }
 
 #[test]
