@@ -57,7 +57,7 @@ const NOT_RUN: &[(&str, &str)] = &[
     ("install", "installs vouch into ~/.cargo/bin"),
     (
         "server",
-        "starts a server that runs until stopped (tested in tests/it/serve*)",
+        "needs a server of the reader's (PostgreSQL on a host), or shows its answer inline",
     ),
     (
         "agent-cli",
