@@ -7,6 +7,41 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+/// Why a throwaway cluster could not be started or driven.
+#[derive(Debug)]
+pub enum ClusterError {
+    /// PostgreSQL's programs (`initdb`, `pg_ctl`) are not installed.
+    NotInstalled,
+    /// The cluster's folder could not be made.
+    Folder {
+        /// The folder.
+        path: PathBuf,
+        /// Why not.
+        source: std::io::Error,
+    },
+    /// A program could not be started, or it failed; `reason` says how, with its output.
+    Program {
+        /// The program.
+        program: String,
+        /// What went wrong.
+        reason: String,
+    },
+}
+
+impl std::fmt::Display for ClusterError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ClusterError::NotInstalled => f.write_str(
+                "PostgreSQL is not installed: `apt-get install -y postgresql` (.ci/run does it)",
+            ),
+            ClusterError::Folder { path, source } => write!(f, "{}: {source}", path.display()),
+            ClusterError::Program { program, reason } => write!(f, "{program}: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for ClusterError {}
+
 /// A running cluster.
 #[derive(Debug)]
 pub struct Cluster {
@@ -49,18 +84,19 @@ fn is_root() -> bool {
 
 impl Cluster {
     /// Starts a cluster; the error says what is missing or what failed.
-    pub fn start() -> Result<Cluster, String> {
+    pub fn start() -> Result<Cluster, ClusterError> {
         static N: AtomicUsize = AtomicUsize::new(0);
-        let bin = bin_dir().ok_or(
-            "PostgreSQL is not installed: `apt-get install -y postgresql` (.ci/run does it)",
-        )?;
+        let bin = bin_dir().ok_or(ClusterError::NotInstalled)?;
         let dir = std::env::temp_dir().join(format!(
             "vouch-pg-{}-{}",
             std::process::id(),
             N.fetch_add(1, Ordering::SeqCst)
         ));
         let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        std::fs::create_dir_all(&dir).map_err(|source| ClusterError::Folder {
+            path: dir.clone(),
+            source,
+        })?;
         let as_postgres = is_root();
         let cluster = Cluster {
             url: format!(
@@ -115,13 +151,13 @@ impl Cluster {
 
     /// Restarts the server at once (`pg_ctl restart -m immediate`), as a crash and a restart
     /// would: every open connection is cut. Returns when it accepts connections again.
-    pub fn restart(&self) -> Result<(), String> {
+    pub fn restart(&self) -> Result<(), ClusterError> {
         self.pg_ctl(&["-m", "immediate", "restart"])
     }
 
     /// Runs `pg_ctl` on the cluster's data (its log to `server.log`), waiting up to 60 s for
     /// the server to be up or down.
-    fn pg_ctl(&self, args: &[&str]) -> Result<(), String> {
+    fn pg_ctl(&self, args: &[&str]) -> Result<(), ClusterError> {
         let data = self.dir.join("data").to_string_lossy().into_owned();
         let log = self.dir.join("server.log").to_string_lossy().into_owned();
         let mut all = vec!["-D", &data, "-l", &log, "-w", "-t", "60"];
@@ -129,7 +165,7 @@ impl Cluster {
         self.sh(&self.bin.join("pg_ctl").to_string_lossy(), &all, true)
     }
 
-    fn sh(&self, program: &str, args: &[&str], as_postgres: bool) -> Result<(), String> {
+    fn sh(&self, program: &str, args: &[&str], as_postgres: bool) -> Result<(), ClusterError> {
         let mut command = if as_postgres && self.as_postgres {
             let mut c = Command::new("runuser");
             c.args(["-u", "postgres", "--", program]);
@@ -138,18 +174,22 @@ impl Cluster {
             Command::new(program)
         };
         command.args(args).current_dir(&self.dir);
+        let failed = |reason: String| ClusterError::Program {
+            program: program.to_owned(),
+            reason,
+        };
         let out = command
             .output()
-            .map_err(|e| format!("cannot run {program}: {e}"))?;
+            .map_err(|e| failed(format!("cannot run it: {e}")))?;
         if out.status.success() {
             Ok(())
         } else {
-            Err(format!(
-                "{program} failed ({}): {}{}",
+            Err(failed(format!(
+                "failed ({}): {}{}",
                 out.status,
                 String::from_utf8_lossy(&out.stdout),
                 String::from_utf8_lossy(&out.stderr)
-            ))
+            )))
         }
     }
 }
