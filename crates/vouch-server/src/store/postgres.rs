@@ -121,12 +121,15 @@ impl Postgres {
         Ok(backend)
     }
 
-    fn conn(&self) -> Result<Conn, StoreError> {
-        let idle = self
-            .idle
+    /// The idle connections (a panic elsewhere does not lose them).
+    fn idle(&self) -> std::sync::MutexGuard<'_, Vec<Conn>> {
+        self.idle
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .pop();
+    }
+
+    fn conn(&self) -> Result<Conn, StoreError> {
+        let idle = self.idle().pop();
         match idle {
             Some(c) if !c.client.is_closed() => Ok(c),
             _ => self
@@ -141,10 +144,7 @@ impl Postgres {
     }
 
     fn put(&self, conn: Conn) {
-        let mut idle = self
-            .idle
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut idle = self.idle();
         if idle.len() < POOL && !conn.client.is_closed() {
             idle.push(conn);
         }
@@ -398,10 +398,7 @@ impl Backend for Postgres {
                 if connection_lost(e) {
                     // The idle connections most likely went with this one (a restart ends them
                     // all): each would fail its next caller in turn.
-                    self.idle
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner)
-                        .clear();
+                    self.idle().clear();
                 }
             }
             self.put(conn);
