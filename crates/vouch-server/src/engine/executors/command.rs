@@ -60,8 +60,9 @@ impl Executor for ShellCommand {
             options = options.on_group(hook.clone());
         }
         // Kept until the run ends: dropping it removes the folder.
-        let mut _task_tmp = None;
-        if self.sandbox != super::CommandSandbox::Off {
+        let _task_tmp = if self.sandbox == super::CommandSandbox::Off {
+            None
+        } else {
             // A confined command's environment is the one set on it: the server's, as before.
             command.envs(std::env::vars_os());
             let folder = string(inputs, "cwd")
@@ -87,8 +88,8 @@ impl Executor for ShellCommand {
                 vouch_process::Sandbox::new(vec![folder, tmp.path().to_path_buf()])
                     .best_effort(self.sandbox == super::CommandSandbox::BestEffort),
             );
-            _task_tmp = Some(tmp);
-        }
+            Some(tmp)
+        };
         command.env("VOUCH_TASK_ID", &job.task.id);
         match vouch_process::run(command, &options) {
             Err(e) => failed(format!("cannot start the command: {e}"), Value::Null),
