@@ -267,9 +267,11 @@ pub(crate) fn drive_parallel<P: LineParser>(
         })?;
     } else {
         let mut next = Some(first);
+        let mut lines = Vec::new();
         while let Some(block) = next {
-            let done = parse_block(parser, block);
-            let buffer = apply_block(done, &mut diagnostics)?;
+            let done = parse_block(parser, block, lines);
+            let buffer;
+            (buffer, lines) = apply_block(done, &mut diagnostics)?;
             next = blocks.next_block(buffer)?;
         }
     }
@@ -283,26 +285,26 @@ fn parallel<P: LineParser>(
     blocks: &mut BlockReader<'_, impl Read>,
     parser: &P,
     ahead: usize,
-    apply: &mut impl FnMut(Done<P::Item>) -> Result<Vec<u8>, Error>,
+    apply: &mut impl FnMut(Done<P::Item>) -> Result<Recycled<P::Item>, Error>,
 ) -> Result<(), Error> {
     // A parse that panicked sends `None`: the read stops with an error instead of waiting.
     let (done_tx, done_rx) = mpsc::channel::<Option<Done<P::Item>>>();
     rayon::in_place_scope(|scope| {
-        let spawn = |block: Block| {
+        let spawn = |block: Block, lines: Vec<Parsed<P::Item>>| {
             let tx = done_tx.clone();
             scope.spawn(move |_| {
                 let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    parse_block(parser, block)
+                    parse_block(parser, block, lines)
                 }));
                 let _ = tx.send(done.ok());
             });
         };
         let mut pending: BTreeMap<usize, Done<P::Item>> = BTreeMap::new();
         let mut next = 0;
-        let mut free: Vec<Vec<u8>> = Vec::new();
+        let mut free: Vec<Recycled<P::Item>> = Vec::new();
         let mut take = |done: Option<Done<P::Item>>,
                         pending: &mut BTreeMap<usize, Done<P::Item>>,
-                        free: &mut Vec<Vec<u8>>,
+                        free: &mut Vec<Recycled<P::Item>>,
                         next: &mut usize| {
             let done = done.ok_or_else(worker_gone)?;
             pending.insert(done.index, done);
@@ -312,10 +314,14 @@ fn parallel<P: LineParser>(
             }
             Ok::<(), Error>(())
         };
-        spawn(first);
+        spawn(first, Vec::new());
         let mut sent = 1;
-        while let Some(block) = blocks.next_block(free.pop().unwrap_or_default())? {
-            spawn(block);
+        loop {
+            let (bytes, lines) = free.pop().unwrap_or_default();
+            let Some(block) = blocks.next_block(bytes)? else {
+                break;
+            };
+            spawn(block, lines);
             sent += 1;
             while let Ok(done) = done_rx.try_recv() {
                 take(done, &mut pending, &mut free, &mut next)?;
@@ -339,10 +345,14 @@ fn worker_gone() -> Error {
     }
 }
 
-/// Parses every non-blank line of a block.
-fn parse_block<P: LineParser>(parser: &P, block: Block) -> Done<P::Item> {
+/// Parses every non-blank line of a block into `lines` (an emptied list whose room is reused).
+fn parse_block<P: LineParser>(
+    parser: &P,
+    block: Block,
+    mut lines: Vec<Parsed<P::Item>>,
+) -> Done<P::Item> {
     let mut scratch = P::Scratch::default();
-    let mut lines = Vec::new();
+    lines.clear();
     let line_count = split(&block, |line| {
         if let Some(text) = text_of(&line) {
             let result = text.and_then(|t| {
@@ -365,21 +375,25 @@ fn parse_block<P: LineParser>(parser: &P, block: Block) -> Done<P::Item> {
     }
 }
 
-/// Applies a parsed block whose first line is line `base`; returns its buffer for reuse.
+/// A block's buffer and its list of parsed lines, emptied for the next block: reusing them
+/// spares growing a list of large items again for every block.
+type Recycled<T> = (Vec<u8>, Vec<Parsed<T>>);
+
+/// Applies a parsed block whose first line is line `base`; returns its buffers for reuse.
 fn apply_block<T>(
-    done: Done<T>,
+    mut done: Done<T>,
     base: u64,
     diagnostics: &mut Diagnostics<'_>,
     apply: &mut impl FnMut(T, u64) -> Result<(), LineError>,
-) -> Result<Vec<u8>, Error> {
-    for line in done.lines {
+) -> Result<Recycled<T>, Error> {
+    for line in done.lines.drain(..) {
         let number = line.number + base;
         let result = line
             .result
             .and_then(|item| apply(item, number).map_err(Fail::Bad));
         settle(result, number, line.terminated, diagnostics)?;
     }
-    Ok(done.bytes)
+    Ok((done.bytes, done.lines))
 }
 
 /// Cuts a stream into blocks of whole lines.

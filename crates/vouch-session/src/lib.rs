@@ -39,6 +39,7 @@ pub mod locations;
 mod output;
 mod read;
 mod readers;
+mod scan;
 mod session;
 mod source;
 mod stats;

@@ -73,7 +73,11 @@ impl SessionStats {
             duration_secs: session.duration().map(|d| d.as_secs_f64()),
             subagents: session.subagents.iter().map(SessionStats::of).collect(),
         };
-        let mut answered = crate::hash::FastSet::default();
+        // Sized for a result every other event, so that it does not grow a hundred times.
+        let mut answered = crate::hash::FastSet::with_capacity_and_hasher(
+            session.events.len() / 2,
+            std::hash::BuildHasherDefault::default(),
+        );
         for e in &session.events {
             match &e.kind {
                 EventKind::Message(_) => match e.actor.role {

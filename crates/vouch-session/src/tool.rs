@@ -143,6 +143,14 @@ impl Args {
         }
     }
 
+    /// Returns arguments held as `json`, which the caller has checked is one JSON value.
+    pub(crate) fn from_checked(json: &str) -> Args {
+        Args {
+            json: json.into(),
+            parsed: OnceBox::new(),
+        }
+    }
+
     /// Returns arguments holding `value`.
     pub fn from_value(value: Value) -> Args {
         let json = value.to_string().into();

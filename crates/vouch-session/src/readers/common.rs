@@ -222,6 +222,15 @@ pub(crate) fn opt_cow<'de, D: serde::Deserializer<'de>>(
     d.deserialize_option(Opt)
 }
 
+/// Deserializes an optional raw JSON value into its text as it stands in the line (`null` is
+/// `None`). Use as `#[serde(borrow, default, deserialize_with = "common::opt_raw")]`.
+pub(crate) fn opt_raw<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<&'de str>, D::Error> {
+    let raw = <Option<&'de serde_json::value::RawValue> as serde::Deserialize>::deserialize(d)?;
+    Ok(raw.map(serde_json::value::RawValue::get))
+}
+
 /// Returns the subagent call of `parent` that started `sub`: the first of kind subagent for
 /// which `carries` says it holds the subagent's first prompt (readers whose logs do not link
 /// a subagent to its call by id).

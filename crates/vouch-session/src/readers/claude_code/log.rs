@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::io::Read;
 
-use super::parse::{Body, ClaudeParser, Item, Line, Place};
+use super::parse::{Body, ClaudeParser, Item, Line, Place, Sidechain};
 use crate::driver::drive_parallel;
 use crate::error::Error;
 use crate::event::{Actor, Role};
@@ -161,7 +161,7 @@ impl ClaudeLog {
                         }
                     }
                 }
-                self.links.extend(link);
+                self.links.extend(link.map(|l| *l));
             }
         }
     }
@@ -171,7 +171,7 @@ impl ClaudeLog {
         let sidechain = match &place {
             Place::Call(_) => None,
             Place::Main { sidechain } => Some(sidechain.unwrap_or(false)),
-            Place::Sidechain { .. } => Some(true),
+            Place::Sidechain(_) => Some(true),
         };
         if let Some(sidechain) = sidechain {
             let sidechain_file = *self.sidechain_file.get_or_insert(sidechain);
@@ -191,11 +191,12 @@ impl ClaudeLog {
                 }
                 Some(i)
             }
-            Place::Sidechain {
-                uuid,
-                parent,
-                agent_id,
-            } => {
+            Place::Sidechain(sidechain) => {
+                let Sidechain {
+                    uuid,
+                    parent,
+                    agent_id,
+                } = *sidechain;
                 let parent = parent
                     .as_deref()
                     .and_then(|p| self.group_of_uuid.get(p))

@@ -8,6 +8,7 @@
 //! Subagents come from three places: files under `<session-id>/` (at any depth), sidechain
 //! records inline in older logs, and `parent_tool_use_id` in `stream-json` output.
 
+mod fast;
 mod log;
 mod parse;
 mod read;

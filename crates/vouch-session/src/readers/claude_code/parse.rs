@@ -4,6 +4,7 @@
 use std::borrow::Cow;
 use std::path::PathBuf;
 
+use super::fast;
 use super::records::{Content, Message, ProgressData, Record};
 use super::tools::tool_kind;
 use crate::driver::{LineError, LineParser};
@@ -55,11 +56,14 @@ pub(super) struct ClaudeParser<'i> {
 pub(super) struct Scratch {
     pub(super) meta: bool,
     pub(super) model: bool,
+    /// The scanner's index of the line, its buffers kept between lines.
+    pub(super) index: crate::scan::Buffers,
 }
 
 /// One parsed line.
 pub(super) struct Line {
-    pub(super) meta: Option<Meta>,
+    /// Boxed, as most lines have none: a parsed line is moved several times.
+    pub(super) meta: Option<Box<Meta>>,
     /// The token usage the record's message reports, keyed by its message id when it has one.
     pub(super) usage: Option<(Option<u64>, Usage)>,
     pub(super) model: Option<String>,
@@ -81,12 +85,15 @@ pub(super) enum Place {
     Main { sidechain: Option<bool> },
     /// The subagent of a `stream-json` `parent_tool_use_id`.
     Call(String),
-    /// A sidechain record inline in an older log.
-    Sidechain {
-        uuid: Option<String>,
-        parent: Option<String>,
-        agent_id: Option<String>,
-    },
+    /// A sidechain record inline in an older log (boxed: rare, and a line is moved often).
+    Sidechain(Box<Sidechain>),
+}
+
+/// A sidechain record's place: its id, its parent's and its agent's.
+pub(super) struct Sidechain {
+    pub(super) uuid: Option<String>,
+    pub(super) parent: Option<String>,
+    pub(super) agent_id: Option<String>,
 }
 
 pub(super) enum Body {
@@ -96,7 +103,7 @@ pub(super) enum Body {
         role: Role,
         message: Option<u64>,
         items: Items,
-        link: Option<(String, String)>,
+        link: Option<Box<(String, String)>>,
     },
     /// An `agent_progress` record's `(agent id, call id)`.
     Link(String, String),
@@ -151,7 +158,10 @@ impl LineParser for ClaudeParser<'_> {
 
     fn parse(&self, scratch: &mut Scratch, text: &str, offset: u64) -> Result<Line, LineError> {
         LineError::expect_object(text)?;
-        let rec: Record<'_> = serde_json::from_str(text)?;
+        let rec: Record<'_> = match fast::record(text, &mut scratch.index) {
+            Some(rec) => rec,
+            None => serde_json::from_str(text)?,
+        };
         let owned = |s: &Option<Cow<'_, str>>| s.as_deref().map(str::to_owned);
         let mut line = Line {
             meta: None,
@@ -165,11 +175,11 @@ impl LineParser for ClaudeParser<'_> {
         };
         if !scratch.meta && (rec.session_id.is_some() || rec.cwd.is_some()) {
             scratch.meta = true;
-            line.meta = Some(Meta {
+            line.meta = Some(Box::new(Meta {
                 session_id: owned(&rec.session_id),
                 agent_id: owned(&rec.agent_id),
                 cwd: owned(&rec.cwd),
-            });
+            }));
         }
         match rec.kind.as_deref() {
             Some(kind @ ("user" | "assistant")) => {
@@ -198,11 +208,11 @@ impl LineParser for ClaudeParser<'_> {
                 line.place = if let Some(call) = &rec.parent_tool_use_id {
                     Place::Call(call.to_string())
                 } else if rec.is_sidechain == Some(true) {
-                    Place::Sidechain {
+                    Place::Sidechain(Box::new(Sidechain {
                         uuid: owned(&rec.uuid),
                         parent: owned(&rec.parent_uuid),
                         agent_id: owned(&rec.agent_id),
-                    }
+                    }))
                 } else {
                     Place::Main {
                         sidechain: rec.is_sidechain,
@@ -212,7 +222,7 @@ impl LineParser for ClaudeParser<'_> {
             }
             Some("progress") => {
                 if let (Some(data), Some(call)) = (rec.data, rec.progress_tool_use_id.as_deref())
-                    && let Ok(data) = serde_json::from_str::<ProgressData<'_>>(data.get())
+                    && let Ok(data) = serde_json::from_str::<ProgressData<'_>>(data)
                     && let (Some("agent_progress"), Some(agent)) =
                         (data.kind.as_deref(), data.agent_id.as_deref())
                 {
@@ -277,7 +287,7 @@ impl ClaudeParser<'_> {
                             hash(block.id.as_deref().unwrap_or_default().as_bytes()).rotate_left(1);
                         h ^= hash(block.text.as_deref().unwrap_or_default().as_bytes())
                             .rotate_left(2);
-                        h ^ hash(block.input.map_or("", |i| i.get()).as_bytes()).rotate_left(3)
+                        h ^ hash(block.input.unwrap_or_default().as_bytes()).rotate_left(3)
                     };
                     if kind == "text" {
                         let text = block.text.as_deref().unwrap_or_default().to_owned();
@@ -293,7 +303,7 @@ impl ClaudeParser<'_> {
                             call_id: id.to_owned(),
                             name: name.to_owned(),
                             kind: tool_kind(name),
-                            args: block.input.map_or_else(Args::default, Args::from_raw),
+                            args: block.input.map_or_else(Args::default, Args::from_checked),
                         };
                         items.push(key(), Item::Call(call));
                     } else if kind.ends_with("tool_result") {
@@ -302,13 +312,8 @@ impl ClaudeParser<'_> {
                                 "a `{kind}` block without `tool_use_id`"
                             )));
                         };
-                        let output = common::output(
-                            self.input,
-                            line,
-                            offset,
-                            block.content.map(serde_json::value::RawValue::get),
-                        )
-                        .map_err(|e| LineError::nested("content", &e))?;
+                        let output = common::output(self.input, line, offset, block.content)
+                            .map_err(|e| LineError::nested("content", &e))?;
                         let info = rec.tool_use_result.as_ref();
                         let outcome = outcome(
                             block.is_error.unwrap_or(false),
@@ -318,7 +323,7 @@ impl ClaudeParser<'_> {
                         if results == 1
                             && let Some(agent) = info.and_then(|i| i.agent_id.as_deref())
                         {
-                            link = Some((agent.to_owned(), call_id.to_owned()));
+                            link = Some(Box::new((agent.to_owned(), call_id.to_owned())));
                         }
                         let result = ToolResult {
                             call_id: call_id.to_owned(),

@@ -6,13 +6,13 @@ use std::fmt;
 
 use serde::Deserialize;
 use serde::de::{self, IgnoredAny, MapAccess, Visitor};
-use serde_json::value::RawValue;
 
 use crate::readers::common::{self, Count};
 use crate::session::Usage;
 
-/// One line of a Claude Code log; only the keys vouch uses.
-#[derive(Deserialize)]
+/// One line of a Claude Code log; only the keys vouch uses. Raw values are the JSON text of
+/// the value as it stands in the line.
+#[derive(Deserialize, Default, Debug, PartialEq)]
 pub(super) struct Record<'a> {
     #[serde(rename = "type", borrow, default, deserialize_with = "common::opt_cow")]
     pub(super) kind: Option<Cow<'a, str>>,
@@ -54,8 +54,8 @@ pub(super) struct Record<'a> {
     pub(super) agent_id: Option<Cow<'a, str>>,
     #[serde(rename = "toolUseResult", default)]
     pub(super) tool_use_result: Option<ResultInfo>,
-    #[serde(borrow, default)]
-    pub(super) data: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "common::opt_raw")]
+    pub(super) data: Option<&'a str>,
     #[serde(
         rename = "parentToolUseID",
         borrow,
@@ -97,6 +97,7 @@ macro_rules! numbers_and_bools_become {
 
 /// What a record holds under `message`: an Anthropic Messages API message, or, in a record
 /// type this reader does not know, anything else.
+#[derive(Debug, PartialEq)]
 pub(super) enum Message<'a> {
     Api {
         id: Option<Cow<'a, str>>,
@@ -108,6 +109,7 @@ pub(super) enum Message<'a> {
 }
 
 /// A message's `content`: a string, or an array of blocks.
+#[derive(Debug, PartialEq)]
 pub(super) enum Content<'a> {
     Missing,
     Text(Cow<'a, str>),
@@ -243,7 +245,7 @@ impl<'de> Deserialize<'de> for ApiUsage {
 }
 
 /// A content block of a message.
-#[derive(Deserialize)]
+#[derive(Deserialize, Debug, PartialEq)]
 pub(super) struct Block<'a> {
     #[serde(rename = "type", borrow)]
     pub(super) kind: Cow<'a, str>,
@@ -253,12 +255,12 @@ pub(super) struct Block<'a> {
     pub(super) id: Option<Cow<'a, str>>,
     #[serde(borrow, default, deserialize_with = "common::opt_cow")]
     pub(super) name: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pub(super) input: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "common::opt_raw")]
+    pub(super) input: Option<&'a str>,
     #[serde(borrow, default, deserialize_with = "common::opt_cow")]
     pub(super) tool_use_id: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    pub(super) content: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "common::opt_raw")]
+    pub(super) content: Option<&'a str>,
     #[serde(default)]
     pub(super) is_error: Option<bool>,
 }
@@ -278,7 +280,7 @@ pub(super) struct ProgressData<'a> {
 }
 
 /// What vouch takes from a `toolUseResult`, which is a string or an object of any shape.
-#[derive(Default)]
+#[derive(Default, Debug, PartialEq)]
 pub(super) struct ResultInfo {
     pub(super) agent_id: Option<String>,
     pub(super) interrupted: bool,
