@@ -48,7 +48,7 @@ mod tool;
 
 pub use error::{Diagnostic, DiagnosticKind, Error};
 pub use event::{Actor, Event, EventKind, Message, Role, line_at};
-pub use hash::{FastMap, FnvHasher};
+pub use hash::{FastHasher, FastMap};
 pub use output::{Encoding, INLINE_LIMIT, Output, PREVIEW_LEN, Span};
 pub use read::{read_from, read_path};
 pub use readers::tool_kind;

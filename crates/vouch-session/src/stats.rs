@@ -73,6 +73,7 @@ impl SessionStats {
             duration_secs: session.duration().map(|d| d.as_secs_f64()),
             subagents: session.subagents.iter().map(SessionStats::of).collect(),
         };
+        let mut by_name: crate::hash::FastMap<&str, usize> = crate::hash::FastMap::default();
         // Sized for a result every other event, so that it does not grow a hundred times.
         let mut answered = crate::hash::FastSet::with_capacity_and_hasher(
             session.events.len() / 2,
@@ -87,13 +88,9 @@ impl SessionStats {
                 },
                 EventKind::ToolCall(c) => {
                     stats.tool_calls += 1;
-                    // Looked up before inserting: a name is copied once, not once per call.
-                    match stats.by_name.get_mut(&c.name) {
-                        Some(n) => *n += 1,
-                        None => {
-                            stats.by_name.insert(c.name.clone(), 1);
-                        }
-                    }
+                    // Counted by borrowed name in a hash map: each name is copied once, at
+                    // the end, not compared along a tree for every call.
+                    *by_name.entry(c.name.as_str()).or_default() += 1;
                     *stats.by_kind.entry(c.kind).or_default() += 1;
                 }
                 EventKind::ToolResult(r) => {
@@ -113,6 +110,10 @@ impl SessionStats {
                 }
             }
         }
+        stats.by_name = by_name
+            .into_iter()
+            .map(|(name, n)| (name.to_owned(), n))
+            .collect();
         stats.unanswered = session
             .tool_calls()
             .filter(|c| !answered.contains(c.call_id.as_str()))

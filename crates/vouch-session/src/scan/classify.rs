@@ -18,6 +18,7 @@ pub(crate) struct Masks {
 
 /// Returns the masks of `chunk`.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline]
 pub(crate) fn classify(chunk: &[u8; 64]) -> Masks {
     use safe_arch::{
         bitor_m128i, cmp_eq_mask_i8_m128i, load_unaligned_m128i, min_u8_m128i, move_mask_i8_m128i,
