@@ -65,6 +65,34 @@ pub(crate) fn classify(chunk: &[u8; 64]) -> Masks {
     classify_bytes(chunk)
 }
 
+/// Returns the bits of the bytes of `chunk` that are `byte`.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline]
+pub(crate) fn byte_mask(chunk: &[u8; 64], byte: u8) -> u64 {
+    use safe_arch::{
+        cmp_eq_mask_i8_m128i, load_unaligned_m128i, move_mask_i8_m128i, set_splat_i8_m128i,
+    };
+    let wanted = set_splat_i8_m128i(i8::from_ne_bytes([byte]));
+    let mut mask = 0;
+    for (i, part) in chunk.chunks_exact(16).enumerate() {
+        let Ok(part) = <&[u8; 16]>::try_from(part) else {
+            continue;
+        };
+        let equal = cmp_eq_mask_i8_m128i(load_unaligned_m128i(part), wanted);
+        mask |= u64::from(move_mask_i8_m128i(equal).cast_unsigned() & 0xffff) << (16 * i);
+    }
+    mask
+}
+
+/// Returns the bits of the bytes of `chunk` that are `byte`.
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+pub(crate) fn byte_mask(chunk: &[u8; 64], byte: u8) -> u64 {
+    chunk
+        .iter()
+        .enumerate()
+        .fold(0, |mask, (i, &b)| mask | (u64::from(b == byte) << i))
+}
+
 /// Returns the masks of `chunk`, a byte at a time: the portable form, and the reference the
 /// vector form is tested against.
 #[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
@@ -92,7 +120,7 @@ mod tests {
         fn the_vector_form_agrees_with_the_byte_loop(
             bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 64),
             specials in proptest::collection::vec((0usize..64, proptest::sample::select(
-                b"\"\\{}[]:,\x00\x1f\x20\x7b\x5b\xff".to_vec())), 0..40),
+                b"\"\\{}[]:,n\x00\x1f\x20\x7b\x5b\xff".to_vec())), 0..40),
         ) {
             let mut chunk = [0u8; 64];
             chunk.copy_from_slice(&bytes);
@@ -100,6 +128,8 @@ mod tests {
                 chunk[i] = b;
             }
             proptest::prop_assert_eq!(classify(&chunk), classify_bytes(&chunk));
+            let ns = chunk.iter().enumerate().fold(0u64, |m, (i, &b)| m | (u64::from(b == b'n') << i));
+            proptest::prop_assert_eq!(byte_mask(&chunk, b'n'), ns);
         }
     }
 }

@@ -158,6 +158,16 @@ impl<'i, 'a, 's> Cursor<'i, 'a, 's> {
         self.index.text.get(start..self.pos).ok_or(Declined)
     }
 
+    /// Steps over the value of `key`, a key of the object being read that the caller does not
+    /// read; declines the line when the key holds an escape, since decoded it might be one the
+    /// caller reads. (serde_json does not decode the keys of a value it steps over, so keys
+    /// deeper down are taken as they are.)
+    pub(crate) fn skip_other(&mut self, key: &str) -> Scan<()> {
+        let start = key.as_ptr().addr() - self.index.text.as_ptr().addr();
+        check(!self.index.has_backslash(start, start + key.len()))?;
+        self.skip().map(drop)
+    }
+
     fn skip_at(&mut self, depth: usize) -> Scan<()> {
         match self.kind()? {
             Kind::String => self.raw_string().map(drop),
@@ -168,8 +178,9 @@ impl<'i, 'a, 's> Cursor<'i, 'a, 's> {
         }
     }
 
-    /// Reads an object, handing each key (which must hold no escape) and the cursor at its
-    /// value to `each`, which must read or skip the value.
+    /// Reads an object, handing each key, as it stands in the line, and the cursor at its value
+    /// to `each`, which must read or skip the value. A key that equals one the caller reads
+    /// holds no escape; the caller steps over the others with [`Cursor::skip_other`].
     pub(crate) fn object(
         &mut self,
         mut each: impl FnMut(&mut Self, &'a str) -> Scan<()>,
@@ -181,10 +192,6 @@ impl<'i, 'a, 's> Cursor<'i, 'a, 's> {
         }
         loop {
             let key = self.raw_string()?;
-            let escaped = self
-                .index
-                .has_backslash(self.pos - 1 - key.len(), self.pos - 1);
-            check(!escaped)?;
             self.expect(b':')?;
             each(self, key)?;
             match self.peek_byte()? {

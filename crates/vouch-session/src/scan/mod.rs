@@ -126,7 +126,11 @@ fn step(carry: &mut Carry, bytes: &[u8], at: usize, chunk: &[u8; 64]) -> (u64, u
     let inside = prefix_xor(quotes) ^ carry.in_string;
     carry.in_string = 0u64.wrapping_sub(inside >> 63);
     carry.bad |= (m.control & inside) | (m.backslash & !inside);
+    // `\n`, `\"` and `\\` are nearly all escapes: only the others are looked at one by one.
     let mut e = escaped & inside;
+    if e != 0 {
+        e &= !(m.quote | m.backslash | classify::byte_mask(chunk, b'n'));
+    }
     while e != 0 {
         let i = at + e.trailing_zeros() as usize;
         carry.escapes_ok &= valid_escape(bytes, i);

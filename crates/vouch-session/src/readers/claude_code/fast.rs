@@ -9,16 +9,12 @@ use crate::scan::cursor::{Cursor, Kind, Scalar};
 use crate::scan::{Buffers, Declined, Scan, check, index};
 use crate::session::Usage;
 
-/// Reads `line` into a record, reusing `buffers` for its index; `None` when the scanner leaves
-/// the line to serde.
-pub(super) fn record<'a>(line: &'a str, buffers: &mut Buffers) -> Option<Record<'a>> {
-    read(line, buffers).ok()
-}
-
-fn read<'a>(line: &'a str, buffers: &mut Buffers) -> Scan<Record<'a>> {
+/// Reads `line` into `rec` (filled in place: a record is large, and a line is read a hundred
+/// thousand times), reusing `buffers` for its index. When the scanner leaves the line to serde,
+/// `rec` holds any part of it.
+pub(super) fn record<'a>(line: &'a str, buffers: &mut Buffers, rec: &mut Record<'a>) -> Scan<()> {
     let index = index(line, buffers)?;
     let mut c = Cursor::new(&index);
-    let mut rec = Record::default();
     let mut seen = Seen::default();
     c.object(|c, key| {
         match key {
@@ -40,14 +36,11 @@ fn read<'a>(line: &'a str, buffers: &mut Buffers) -> Scan<Record<'a>> {
             "parent_tool_use_id" => rec.parent_tool_use_id = seen.once(14, opt_string(c))?,
             "cwd" => rec.cwd = seen.once(15, opt_string(c))?,
             "model" => rec.model = seen.once(16, opt_string(c))?,
-            _ => {
-                c.skip()?;
-            }
+            _ => c.skip_other(key)?,
         }
         Ok(())
     })?;
-    check(c.at_end())?;
-    Ok(rec)
+    check(c.at_end())
 }
 
 /// The fields already read: serde refuses a field given twice, so the scanner leaves such a
@@ -106,9 +99,7 @@ fn message<'a>(c: &mut Cursor<'_, 'a, '_>) -> Scan<Option<Message<'a>>> {
             "model" => model = opt_string(c)?,
             "content" => content = self::content(c)?,
             "usage" => usage = self::usage(c)?,
-            _ => {
-                c.skip()?;
-            }
+            _ => c.skip_other(key)?,
         }
         Ok(())
     })?;
@@ -167,9 +158,7 @@ fn block<'a>(c: &mut Cursor<'_, 'a, '_>) -> Scan<Block<'a>> {
             "tool_use_id" => block.tool_use_id = seen.once(5, opt_string(c))?,
             "content" => block.content = seen.once(6, opt_raw(c))?,
             "is_error" => block.is_error = seen.once(7, opt_bool(c))?,
-            _ => {
-                c.skip()?;
-            }
+            _ => c.skip_other(key)?,
         }
         Ok(())
     })?;
@@ -190,10 +179,7 @@ fn usage(c: &mut Cursor<'_, '_, '_>) -> Scan<Option<Usage>> {
             "output_tokens" => &mut usage.output,
             "cache_read_input_tokens" => &mut usage.cache_read,
             "cache_creation_input_tokens" => &mut usage.cache_write,
-            _ => {
-                c.skip()?;
-                return Ok(());
-            }
+            _ => return c.skip_other(key),
         };
         *field = count(c)?;
         Ok(())
@@ -232,9 +218,7 @@ fn result_info(c: &mut Cursor<'_, '_, '_>) -> Scan<Option<ResultInfo>> {
         match key {
             "agentId" => info.agent_id = opt_string(c)?.map(Cow::into_owned),
             "interrupted" => info.interrupted = opt_bool(c)?.unwrap_or(false),
-            _ => {
-                c.skip()?;
-            }
+            _ => c.skip_other(key)?,
         }
         Ok(())
     })?;

@@ -158,10 +158,10 @@ impl LineParser for ClaudeParser<'_> {
 
     fn parse(&self, scratch: &mut Scratch, text: &str, offset: u64) -> Result<Line, LineError> {
         LineError::expect_object(text)?;
-        let rec: Record<'_> = match fast::record(text, &mut scratch.index) {
-            Some(rec) => rec,
-            None => serde_json::from_str(text)?,
-        };
+        let mut rec = Record::default();
+        if fast::record(text, &mut scratch.index, &mut rec).is_err() {
+            rec = serde_json::from_str(text)?;
+        }
         let owned = |s: &Option<Cow<'_, str>>| s.as_deref().map(str::to_owned);
         let mut line = Line {
             meta: None,
