@@ -68,30 +68,28 @@ pub(crate) fn index<'a, 's>(text: &'a str, buffers: &'s mut Buffers) -> Scan<Ind
     marks.clear();
     backslashes.clear();
     let chunks = bytes.len().div_ceil(64);
-    marks.reserve(chunks);
-    backslashes.reserve(chunks);
+    // Sized first and written in place: no check for room in the inner loop.
+    marks.resize(chunks, 0);
+    backslashes.resize(chunks, 0);
     let mut carry = Carry {
         escapes_ok: true,
         ..Carry::default()
     };
     let mut whole = bytes.chunks_exact(64);
+    let mut slots = marks.iter_mut().zip(backslashes.iter_mut());
     let mut at = 0;
-    for chunk in &mut whole {
+    for (chunk, (mark, backslash)) in whole.by_ref().zip(slots.by_ref()) {
         if let Ok(chunk) = <&[u8; 64]>::try_from(chunk) {
-            let (mark, backslash) = step(&mut carry, bytes, at, chunk);
-            marks.push(mark);
-            backslashes.push(backslash);
+            (*mark, *backslash) = step(&mut carry, bytes, at, chunk);
         }
         at += 64;
     }
     let rest = whole.remainder();
-    if !rest.is_empty() {
+    if let (false, Some((mark, backslash))) = (rest.is_empty(), slots.next()) {
         // Spaces pad the last chunk: they are none of the characters that count.
         let mut last = [b' '; 64];
         last[..rest.len()].copy_from_slice(rest);
-        let (mark, backslash) = step(&mut carry, bytes, at, &last);
-        marks.push(mark);
-        backslashes.push(backslash);
+        (*mark, *backslash) = step(&mut carry, bytes, at, &last);
     }
     let ok = carry.bad == 0 && carry.escapes_ok && carry.in_string == 0 && carry.escape == 0;
     check(ok)?;
