@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::output::Output;
+use crate::scan::lookup::{Lookup, string_field};
 
 /// The canonical kind of a tool, shared by every log format.
 ///
@@ -170,6 +171,42 @@ impl Args {
         self.value().get(key)
     }
 
+    /// Returns the string argument `key` of an object (what `get` then `as_str` give), read
+    /// from the JSON text when it holds no escape: the arguments are parsed only when needed.
+    pub fn get_str(&self, key: &str) -> Option<&str> {
+        match self.lookup(key) {
+            Lookup::Plain(s) => Some(s),
+            Lookup::Absent => None,
+            Lookup::Other => self.get(key)?.as_str(),
+        }
+    }
+
+    /// Returns true when the arguments are an object with the key `key`.
+    pub fn contains_key(&self, key: &str) -> bool {
+        match self.lookup(key) {
+            Lookup::Plain(_) => true,
+            Lookup::Absent => false,
+            Lookup::Other => self.get(key).is_some(),
+        }
+    }
+
+    /// Looks `key` up in the JSON text, unless the arguments are parsed already.
+    fn lookup(&self, key: &str) -> Lookup<'_> {
+        if self.parsed.get().is_some() {
+            return Lookup::Other;
+        }
+        string_field(&self.json, key)
+    }
+
+    /// Returns the arguments when they are one string rather than an object.
+    fn as_whole_str(&self) -> Option<&str> {
+        if self.json.starts_with('"') {
+            self.value().as_str()
+        } else {
+            None
+        }
+    }
+
     /// Returns the arguments as JSON text, as the log spelled them.
     pub fn as_json(&self) -> &str {
         &self.json
@@ -238,6 +275,11 @@ impl ToolCall {
 
     /// Returns a string argument by key, if present.
     pub fn arg_str(&self, key: &str) -> Option<&str> {
+        match self.args.lookup(key) {
+            Lookup::Plain(s) => return Some(s),
+            Lookup::Absent => return None,
+            Lookup::Other => {}
+        }
         match self.args.get(key)? {
             Value::String(s) => Some(s),
             Value::Array(parts) if key == "command" || key == "cmd" => {
@@ -257,7 +299,7 @@ impl ToolCall {
         self.arg_str("command")
             .or_else(|| self.arg_str("cmd"))
             .or_else(|| self.arg_str("script"))
-            .or_else(|| self.args.value().as_str())
+            .or_else(|| self.args.as_whole_str())
     }
 
     /// Returns the paths a write or patch call touched, as the call spelled them.
@@ -282,16 +324,19 @@ impl ToolCall {
                 paths.push(p);
             }
         }
-        if let Some(Value::Array(changes)) = self.args.get("changes") {
-            paths.extend(changes.iter().filter_map(|c| c.get("path")?.as_str()));
-        }
-        if let Some(Value::Object(changes)) = self.args.get("changes") {
-            paths.extend(changes.keys().map(String::as_str));
+        if self.args.contains_key("changes") {
+            match self.args.get("changes") {
+                Some(Value::Array(changes)) => {
+                    paths.extend(changes.iter().filter_map(|c| c.get("path")?.as_str()));
+                }
+                Some(Value::Object(changes)) => paths.extend(changes.keys().map(String::as_str)),
+                _ => {}
+            }
         }
         let patch = self
             .arg_str("input")
             .or_else(|| self.arg_str("patch"))
-            .or(self.args.value().as_str());
+            .or_else(|| self.args.as_whole_str());
         if let Some(patch) = patch {
             paths.extend(patch_paths(patch));
         }

@@ -59,6 +59,12 @@ pub fn value<'c>(call: &'c ToolCall, key: &str) -> Option<Cow<'c, str>> {
     {
         return Some(script(command));
     }
+    // A top-level string is read from the arguments' text, which spares parsing them.
+    if !key.contains('.')
+        && let Some(s) = call.args.get_str(key)
+    {
+        return Some(Cow::Borrowed(s));
+    }
     let mut at = call.args.value();
     let mut found = true;
     for segment in key.split('.') {

@@ -14,6 +14,7 @@
 
 pub(crate) mod classify;
 pub(crate) mod cursor;
+pub(crate) mod lookup;
 
 use classify::classify;
 
