@@ -74,11 +74,6 @@ impl SessionStats {
             subagents: session.subagents.iter().map(SessionStats::of).collect(),
         };
         let mut by_name: crate::hash::FastMap<&str, usize> = crate::hash::FastMap::default();
-        // Sized for a result every other event, so that it does not grow a hundred times.
-        let mut answered = crate::hash::FastSet::with_capacity_and_hasher(
-            session.events.len() / 2,
-            std::hash::BuildHasherDefault::default(),
-        );
         for e in &session.events {
             match &e.kind {
                 EventKind::Message(_) => match e.actor.role {
@@ -95,7 +90,6 @@ impl SessionStats {
                 }
                 EventKind::ToolResult(r) => {
                     stats.results += 1;
-                    answered.insert(r.call_id.as_str());
                     let label = match r.outcome {
                         Outcome::Ok => None,
                         Outcome::Failed { .. } => Some("failed"),
@@ -114,10 +108,7 @@ impl SessionStats {
             .into_iter()
             .map(|(name, n)| (name.to_owned(), n))
             .collect();
-        stats.unanswered = session
-            .tool_calls()
-            .filter(|c| !answered.contains(c.call_id.as_str()))
-            .count();
+        stats.unanswered = unanswered(session);
         stats
     }
 
@@ -127,5 +118,105 @@ impl SessionStats {
             self.by_name.iter().map(|(n, c)| (n.as_str(), *c)).collect();
         names.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
         names
+    }
+}
+
+/// Returns how many calls of `session` no result answers (a result answers every call with its
+/// id, wherever it stands). Results nearly always follow their calls closely, so the calls are
+/// matched in order with a small map of the open ones; only calls still open at the end are
+/// looked for among all the results.
+fn unanswered(session: &Session) -> usize {
+    let mut open: crate::hash::FastMap<&str, usize> = crate::hash::FastMap::default();
+    for e in &session.events {
+        match &e.kind {
+            EventKind::ToolCall(c) => *open.entry(c.call_id.as_str()).or_default() += 1,
+            EventKind::ToolResult(r) => {
+                open.remove(r.call_id.as_str());
+            }
+            EventKind::Message(_) => {}
+        }
+    }
+    if open.is_empty() {
+        return 0;
+    }
+    // A result may come before its call, or answer a call whose id comes again later.
+    let answered: crate::hash::FastSet<&str> = session
+        .events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::ToolResult(r) => Some(r.call_id.as_str()),
+            _ => None,
+        })
+        .collect();
+    open.iter()
+        .filter(|(id, _)| !answered.contains(*id))
+        .map(|(_, n)| n)
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::{Actor, Event};
+    use crate::output::Output;
+    use crate::tool::{Args, ToolCall, ToolKind, ToolResult};
+
+    fn session(steps: &[(&str, &str)]) -> Session {
+        let events = steps
+            .iter()
+            .zip(0..)
+            .map(|((what, id), seq)| {
+                let (role, kind) = if *what == "call" {
+                    let call = ToolCall {
+                        call_id: (*id).to_owned(),
+                        name: "Bash".into(),
+                        kind: ToolKind::Shell,
+                        args: Args::default(),
+                    };
+                    (Role::Assistant, EventKind::ToolCall(call))
+                } else {
+                    let result = ToolResult {
+                        call_id: (*id).to_owned(),
+                        output: Output::inline("ok"),
+                        outcome: Outcome::Ok,
+                    };
+                    (Role::Tool, EventKind::ToolResult(result))
+                };
+                Event {
+                    seq,
+                    timestamp: None,
+                    actor: Actor::new(role),
+                    kind,
+                    line: None,
+                }
+            })
+            .collect();
+        Session {
+            events,
+            ..Session::default()
+        }
+    }
+
+    #[test]
+    fn a_result_answers_every_call_with_its_id_wherever_it_stands() {
+        let cases: &[(&[(&str, &str)], usize)] = &[
+            (&[("call", "a"), ("result", "a")], 0),
+            (&[("call", "a"), ("call", "b"), ("result", "b")], 1),
+            // A result before its call, and an id called again after its result.
+            (&[("result", "a"), ("call", "a")], 0),
+            (&[("call", "a"), ("result", "a"), ("call", "a")], 0),
+            (&[("call", "a"), ("call", "a"), ("call", "b")], 3),
+            (
+                &[("call", "a"), ("call", "a"), ("result", "a"), ("call", "c")],
+                1,
+            ),
+        ];
+        for (steps, expected) in cases {
+            assert_eq!(
+                SessionStats::of(&session(steps)).unanswered,
+                *expected,
+                "{steps:?}"
+            );
+        }
     }
 }
