@@ -105,7 +105,8 @@ impl Events {
 /// Parses an RFC 3339 timestamp; anything else is `None` (a bad timestamp does not make a line
 /// unusable).
 pub(crate) fn timestamp(s: Option<&str>) -> Option<Timestamp> {
-    s?.parse().ok()
+    let s = s?;
+    super::utc::timestamp(s).or_else(|| s.parse().ok())
 }
 
 /// Parses tool arguments given as a JSON string (OpenAI and Codex style); arguments that are

@@ -16,6 +16,7 @@ mod document;
 pub(crate) mod gemini;
 pub(crate) mod opencode;
 pub(crate) mod registry;
+mod utc;
 pub(crate) mod vouch;
 
 pub use registry::tool_kind;
