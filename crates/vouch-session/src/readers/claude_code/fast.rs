@@ -1,5 +1,5 @@
 //! A Claude Code record read by the one-pass scanner ([`crate::scan`]) rather than by serde:
-//! the same [`Record`] serde's reading gives, for every line the scanner can check; `None` for
+//! the same [`Record`] serde's reading gives, for every line the scanner can check; it declines
 //! any other line, which serde then reads (and reports, when it is bad).
 
 use std::borrow::Cow;
@@ -10,8 +10,8 @@ use crate::scan::{Buffers, Declined, Scan, check, index};
 use crate::session::Usage;
 
 /// Reads `line` into `rec` (filled in place: a record is large, and a line is read a hundred
-/// thousand times), reusing `buffers` for its index. When the scanner leaves the line to serde,
-/// `rec` holds any part of it.
+/// thousand times), reusing `buffers` for its index. When the scanner declines the line, `rec`
+/// may hold part of it: the caller reads the line with serde into a record of its own.
 pub(super) fn record<'a>(line: &'a str, buffers: &mut Buffers, rec: &mut Record<'a>) -> Scan<()> {
     let index = index(line, buffers)?;
     let mut c = Cursor::new(&index);
