@@ -46,6 +46,13 @@ pub enum Error {
     /// The client is not configured to be usable (no model, no key, no file).
     #[error("{0}")]
     Config(String),
+    /// The provider's own endpoint would be asked without a key: the variable holding it is
+    /// not set.
+    #[error("the environment variable {var} is not set")]
+    MissingKey {
+        /// The environment variable the key is read from.
+        var: String,
+    },
 }
 
 impl Error {
@@ -55,7 +62,10 @@ impl Error {
         match self {
             Error::Status { status, .. } => *status == 429 || *status >= 500,
             Error::Timeout { .. } | Error::Connect { .. } => true,
-            Error::Decode { .. } | Error::Process(_) | Error::Config(_) => false,
+            Error::Decode { .. }
+            | Error::Process(_)
+            | Error::Config(_)
+            | Error::MissingKey { .. } => false,
         }
     }
 }

@@ -26,12 +26,12 @@ pub enum ClientError {
 
 /// Returns an HTTP client with `timeout` per request. reqwest is built without a crypto
 /// provider of its own: rustls uses ring, installed once per process.
-pub(crate) fn http_client(timeout: Duration) -> Result<reqwest::Client, String> {
+pub(crate) fn http_client(timeout: Duration) -> Result<reqwest::Client, ClientError> {
     let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::builder()
         .timeout(timeout)
         .build()
-        .map_err(|e| format!("cannot make an HTTP client: {e}"))
+        .map_err(|e| ClientError::Transport(format!("cannot make an HTTP client: {e}")))
 }
 
 /// A client of one server.
@@ -78,7 +78,7 @@ impl Client {
     }
 
     async fn post(&self, body: String) -> Result<Value, ClientError> {
-        let client = http_client(self.timeout).map_err(ClientError::Transport)?;
+        let client = http_client(self.timeout)?;
         let mut request = client
             .post(&self.url)
             .header("content-type", "application/json")
