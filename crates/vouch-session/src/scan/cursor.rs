@@ -185,31 +185,28 @@ impl<'i, 'a, 's> Cursor<'i, 'a, 's> {
         &mut self,
         mut each: impl FnMut(&mut Self, &'a str) -> Scan<()>,
     ) -> Scan<()> {
-        self.expect(b'{')?;
-        if self.peek_byte()? == b'}' {
-            self.pos += 1;
-            return Ok(());
-        }
-        loop {
-            let key = self.raw_string()?;
-            self.expect(b':')?;
-            each(self, key)?;
-            match self.peek_byte()? {
-                b',' => self.pos += 1,
-                b'}' => {
-                    self.pos += 1;
-                    return Ok(());
-                }
-                _ => return Err(Declined),
-            }
-        }
+        self.items(b'{', b'}', |c| {
+            let key = c.raw_string()?;
+            c.expect(b':')?;
+            each(c, key)
+        })
     }
 
     /// Reads an array, handing the cursor at each element to `each`, which must read or skip
     /// it.
-    pub(crate) fn array(&mut self, mut each: impl FnMut(&mut Self) -> Scan<()>) -> Scan<()> {
-        self.expect(b'[')?;
-        if self.peek_byte()? == b']' {
+    pub(crate) fn array(&mut self, each: impl FnMut(&mut Self) -> Scan<()>) -> Scan<()> {
+        self.items(b'[', b']', each)
+    }
+
+    /// Reads `open`, items separated by commas (each read by `each`), and `close`.
+    fn items(
+        &mut self,
+        open: u8,
+        close: u8,
+        mut each: impl FnMut(&mut Self) -> Scan<()>,
+    ) -> Scan<()> {
+        self.expect(open)?;
+        if self.peek_byte()? == close {
             self.pos += 1;
             return Ok(());
         }
@@ -217,7 +214,7 @@ impl<'i, 'a, 's> Cursor<'i, 'a, 's> {
             each(self)?;
             match self.peek_byte()? {
                 b',' => self.pos += 1,
-                b']' => {
+                b if b == close => {
                     self.pos += 1;
                     return Ok(());
                 }

@@ -137,16 +137,7 @@ fn block<'a>(c: &mut Cursor<'_, 'a, '_>) -> Scan<Block<'a>> {
         return Err(Declined);
     }
     let mut kind = None;
-    let mut block = Block {
-        kind: Cow::Borrowed(""),
-        text: None,
-        id: None,
-        name: None,
-        input: None,
-        tool_use_id: None,
-        content: None,
-        is_error: None,
-    };
+    let mut block = Block::default();
     let mut seen = Seen::default();
     c.object(|c, key| {
         match key {

@@ -245,7 +245,7 @@ impl<'de> Deserialize<'de> for ApiUsage {
 }
 
 /// A content block of a message.
-#[derive(Deserialize, Debug, PartialEq)]
+#[derive(Deserialize, Default, Debug, PartialEq)]
 pub(super) struct Block<'a> {
     #[serde(rename = "type", borrow)]
     pub(super) kind: Cow<'a, str>,
