@@ -36,3 +36,11 @@ fn claude_code_largest(bencher: divan::Bencher<'_, '_>) {
         report
     });
 }
+
+/// `session stats`' pass over a read session: counts by name and kind, and unanswered calls.
+#[divan::bench(sample_count = 20)]
+fn stats_of_largest(bencher: divan::Bencher<'_, '_>) {
+    let path = log(largest());
+    let report = read_path(&path, &ReadOptions::default()).expect("a readable log");
+    bencher.bench(|| vouch_session::SessionStats::of(&report.session));
+}

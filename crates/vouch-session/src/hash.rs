@@ -38,15 +38,40 @@ impl Hasher for FastHasher {
     fn write(&mut self, bytes: &[u8]) {
         let mut words = bytes.chunks_exact(8);
         for word in &mut words {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(word);
-            self.add(u64::from_le_bytes(w));
+            self.add(word_at(word, 0));
         }
-        let rest = words.remainder();
-        let mut w = [0u8; 8];
-        w[..rest.len()].copy_from_slice(rest);
         // The length tells "ab" from "ab\0".
-        self.add(u64::from_le_bytes(w) ^ ((bytes.len() as u64) << 56));
+        self.add(tail(words.remainder()) ^ ((bytes.len() as u64) << 56));
+    }
+}
+
+/// Returns the eight bytes at `at` of `bytes` (which holds them) as a little-endian word.
+fn word_at(bytes: &[u8], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    if let Some(word) = bytes.get(at..at + 8) {
+        w.copy_from_slice(word);
+    }
+    u64::from_le_bytes(w)
+}
+
+/// Returns the bytes of `rest` (fewer than eight) as one word, by at most two fixed-size reads
+/// that may overlap: a copy of a length known only at run time would be a call to `memcpy`,
+/// dearer than the hashing itself for the short ids and names of a log.
+fn tail(rest: &[u8]) -> u64 {
+    let n = rest.len();
+    let half = |at: usize| {
+        let mut w = [0u8; 4];
+        if let Some(part) = rest.get(at..at + 4) {
+            w.copy_from_slice(part);
+        }
+        u64::from(u32::from_le_bytes(w))
+    };
+    match n {
+        0 => 0,
+        1..4 => {
+            u64::from(rest[0]) | (u64::from(rest[n / 2]) << 8) | (u64::from(rest[n - 1]) << 16)
+        }
+        _ => half(0) | (half(n - 4) << 32),
     }
 }
 

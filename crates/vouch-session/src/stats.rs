@@ -74,6 +74,7 @@ impl SessionStats {
             subagents: session.subagents.iter().map(SessionStats::of).collect(),
         };
         let mut by_name: crate::hash::FastMap<&str, usize> = crate::hash::FastMap::default();
+        let mut open = OpenCalls::default();
         for e in &session.events {
             match &e.kind {
                 EventKind::Message(_) => match e.actor.role {
@@ -87,9 +88,11 @@ impl SessionStats {
                     // the end, not compared along a tree for every call.
                     *by_name.entry(c.name.as_str()).or_default() += 1;
                     *stats.by_kind.entry(c.kind).or_default() += 1;
+                    open.call(&c.call_id);
                 }
                 EventKind::ToolResult(r) => {
                     stats.results += 1;
+                    open.result(&r.call_id);
                     let label = match r.outcome {
                         Outcome::Ok => None,
                         Outcome::Failed { .. } => Some("failed"),
@@ -108,7 +111,7 @@ impl SessionStats {
             .into_iter()
             .map(|(name, n)| (name.to_owned(), n))
             .collect();
-        stats.unanswered = unanswered(session);
+        stats.unanswered = open.unanswered(session);
         stats
     }
 
@@ -121,37 +124,43 @@ impl SessionStats {
     }
 }
 
-/// Returns how many calls of `session` no result answers (a result answers every call with its
-/// id, wherever it stands). Results nearly always follow their calls closely, so the calls are
-/// matched in order with a small map of the open ones; only calls still open at the end are
-/// looked for among all the results.
-fn unanswered(session: &Session) -> usize {
-    let mut open: crate::hash::FastMap<&str, usize> = crate::hash::FastMap::default();
-    for e in &session.events {
-        match &e.kind {
-            EventKind::ToolCall(c) => *open.entry(c.call_id.as_str()).or_default() += 1,
-            EventKind::ToolResult(r) => {
-                open.remove(r.call_id.as_str());
-            }
-            EventKind::Message(_) => {}
+/// The calls of a session no result answers (a result answers every call with its id, wherever
+/// it stands). Results nearly always follow their calls closely, so the calls are matched in
+/// order with a small map of the open ones, in the same pass as the other counts (on a large
+/// log, walking the events is most of the cost); only calls still open at the end are looked
+/// for among all the results.
+#[derive(Default)]
+struct OpenCalls<'s>(crate::hash::FastMap<&'s str, usize>);
+
+impl<'s> OpenCalls<'s> {
+    fn call(&mut self, id: &'s str) {
+        *self.0.entry(id).or_default() += 1;
+    }
+
+    fn result(&mut self, id: &str) {
+        self.0.remove(id);
+    }
+
+    /// Returns how many calls stayed unanswered.
+    fn unanswered(self, session: &Session) -> usize {
+        if self.0.is_empty() {
+            return 0;
         }
+        // A result may come before its call, or answer a call whose id comes again later.
+        let answered: crate::hash::FastSet<&str> = session
+            .events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::ToolResult(r) => Some(r.call_id.as_str()),
+                _ => None,
+            })
+            .collect();
+        self.0
+            .iter()
+            .filter(|(id, _)| !answered.contains(*id))
+            .map(|(_, n)| n)
+            .sum()
     }
-    if open.is_empty() {
-        return 0;
-    }
-    // A result may come before its call, or answer a call whose id comes again later.
-    let answered: crate::hash::FastSet<&str> = session
-        .events
-        .iter()
-        .filter_map(|e| match &e.kind {
-            EventKind::ToolResult(r) => Some(r.call_id.as_str()),
-            _ => None,
-        })
-        .collect();
-    open.iter()
-        .filter(|(id, _)| !answered.contains(*id))
-        .map(|(_, n)| n)
-        .sum()
 }
 
 #[cfg(test)]
