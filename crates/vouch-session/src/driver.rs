@@ -117,7 +117,10 @@ pub(crate) trait LineParser: Sync {
 struct Block {
     index: usize,
     offset: u64,
+    /// A buffer whose first `len` bytes are the block's (buffers keep their length between
+    /// blocks, so that reading into one never fills it with zeros first).
     bytes: Vec<u8>,
+    len: usize,
     /// False when the block is the end of the stream and its last line has no newline.
     terminated: bool,
 }
@@ -137,7 +140,7 @@ struct RawLine<'b> {
 /// Splits a block into its lines, blank ones included; returns them and the block's line count
 /// through `each`.
 fn split(block: &Block, mut each: impl FnMut(RawLine<'_>)) -> u64 {
-    let bytes = &block.bytes;
+    let bytes = block.text();
     let mut start = 0;
     let mut number = 0;
     while start < bytes.len() {
@@ -404,7 +407,7 @@ struct BlockReader<'r, R> {
     offset: u64,
     index: usize,
     eof: bool,
-    /// Bytes to read next; doubles up to [`BLOCK`].
+    /// Bytes to read at once; doubles up to [`BLOCK`].
     block: usize,
 }
 
@@ -427,54 +430,64 @@ impl<'r, R: Read> BlockReader<'r, R> {
 
     /// Returns the next block, reading into `buffer`; `None` at the end of the stream.
     fn next_block(&mut self, mut buffer: Vec<u8>) -> Result<Option<Block>, Error> {
-        buffer.clear();
-        buffer.append(&mut self.carry);
+        let mut filled = self.carry.len();
+        // Where the reads stop: a recycled buffer may be longer than a block.
+        let mut end = filled + self.block;
+        room(&mut buffer, end);
+        buffer[..filled].copy_from_slice(&self.carry);
+        self.carry.clear();
         loop {
-            if let Some(last) = memchr::memrchr(b'\n', &buffer)
-                && (buffer.len() >= BLOCK || self.eof)
-            {
-                self.carry.extend_from_slice(&buffer[last + 1..]);
-                buffer.truncate(last + 1);
-                return Ok(Some(self.block(buffer, true)));
-            }
-            if self.eof {
-                if buffer.is_empty() {
-                    return Ok(None);
+            if filled >= BLOCK || self.eof {
+                if let Some(last) = memchr::memrchr(b'\n', &buffer[..filled]) {
+                    self.carry.extend_from_slice(&buffer[last + 1..filled]);
+                    return Ok(Some(self.block(buffer, last + 1, true)));
                 }
-                return Ok(Some(self.block(buffer, false)));
-            }
-            self.fill(&mut buffer)?;
-        }
-    }
-
-    fn block(&mut self, bytes: Vec<u8>, terminated: bool) -> Block {
-        let block = Block {
-            index: self.index,
-            offset: self.offset,
-            bytes,
-            terminated,
-        };
-        self.index += 1;
-        self.offset += block.bytes.len() as u64;
-        block
-    }
-
-    /// Reads up to one block more onto the end of `buffer`.
-    fn fill(&mut self, buffer: &mut Vec<u8>) -> Result<(), Error> {
-        let block = self.block;
-        self.block = (block * 2).min(BLOCK);
-        buffer.reserve_exact(block);
-        loop {
-            match self.reader.by_ref().take(block as u64).read_to_end(buffer) {
-                Ok(0) => {
-                    self.eof = true;
-                    return Ok(());
+                if self.eof {
+                    return Ok((filled > 0).then(|| self.block(buffer, filled, false)));
                 }
-                Ok(_) => return Ok(()),
+            }
+            if filled == end {
+                // The first blocks growing to full size, or a line longer than a block.
+                self.block = (self.block * 2).min(BLOCK);
+                end = filled + self.block;
+                room(&mut buffer, end);
+            }
+            match self.reader.read(&mut buffer[filled..end]) {
+                Ok(0) => self.eof = true,
+                Ok(n) => filled += n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(Error::io(&self.input.display, e)),
             }
         }
+    }
+
+    fn block(&mut self, bytes: Vec<u8>, len: usize, terminated: bool) -> Block {
+        let block = Block {
+            index: self.index,
+            offset: self.offset,
+            bytes,
+            len,
+            terminated,
+        };
+        self.index += 1;
+        self.offset += len as u64;
+        block
+    }
+}
+
+impl Block {
+    /// Returns the block's bytes.
+    fn text(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
+/// Makes `buffer` at least `len` bytes long; the bytes it gains are zeros, once per buffer
+/// (one read into the buffer then takes a block at once, where reading onto the end of a list
+/// takes several reads of growing size).
+fn room(buffer: &mut Vec<u8>, len: usize) {
+    if buffer.len() < len {
+        buffer.resize(len, 0);
     }
 }
 
