@@ -16,7 +16,6 @@ pub(crate) mod classify;
 pub(crate) mod cursor;
 pub(crate) mod lookup;
 
-use classify::classify;
 
 /// The scanner leaves the line to serde_json: it holds something the scanner does not take, or
 /// is not valid JSON.
@@ -108,7 +107,7 @@ pub(crate) fn index<'a, 's>(text: &'a str, buffers: &'s mut Buffers) -> Scan<Ind
 )]
 #[inline(always)]
 fn step(carry: &mut Carry, bytes: &[u8], at: usize, chunk: &[u8; 64]) -> (u64, u64) {
-    let m = classify(chunk);
+    let m = classify::strings(chunk);
     // The characters an odd run of backslashes escapes (the run may start in the chunk
     // before): the borrow of a subtraction ends each run, and runs that start on odd and on
     // even bits end on bits of opposite parity.
@@ -122,20 +121,31 @@ fn step(carry: &mut Carry, bytes: &[u8], at: usize, chunk: &[u8; 64]) -> (u64, u
         escaped
     };
     let quotes = m.quote & !escaped;
-    let inside = prefix_xor(quotes) ^ carry.in_string;
+    // Most chunks of a long text hold no quote that counts: they are wholly inside or outside.
+    let inside = if quotes == 0 {
+        carry.in_string
+    } else {
+        prefix_xor(quotes) ^ carry.in_string
+    };
     carry.in_string = 0u64.wrapping_sub(inside >> 63);
     carry.bad |= (m.control & inside) | (m.backslash & !inside);
-    // `\n`, `\"` and `\\` are nearly all escapes: only the others are looked at one by one.
+    // `\n`, `\t`, `\"` and `\\` are nearly all escapes: only the others are looked at one by one.
     let mut e = escaped & inside;
     if e != 0 {
-        e &= !(m.quote | m.backslash | classify::byte_mask(chunk, b'n'));
+        e &= !(m.quote | m.backslash | classify::either_mask(chunk, b'n', b't'));
     }
     while e != 0 {
         let i = at + e.trailing_zeros() as usize;
         carry.escapes_ok &= valid_escape(bytes, i);
         e &= e - 1;
     }
-    ((m.operator & !inside) | quotes, m.backslash)
+    // A chunk wholly inside a string has no structural character.
+    let operators = if inside == u64::MAX {
+        0
+    } else {
+        classify::operators(chunk) & !inside
+    };
+    (operators | quotes, m.backslash)
 }
 
 /// What a character after a backslash makes: 0 no escape, 1 an escape, 2 the start of `\u`.
