@@ -87,7 +87,7 @@ impl<'s> CallIndex<'s> {
         let mut seen: FastMap<(&'s str, ToolKind), usize> = FastMap::default();
         index.tool_of.reserve(calls.len());
         for (i, c) in calls.iter().enumerate() {
-            let key = (c.call.name.as_str(), c.call.kind);
+            let key = (&*c.call.name, c.call.kind);
             let entry = *seen.entry(key).or_insert_with(|| {
                 index.tools.push(key);
                 index.positions.push(Vec::new());

@@ -107,7 +107,7 @@ impl RunState {
     ) -> (ToolCall, ToolResult) {
         let recorded = ToolCall {
             call_id: call.id.clone(),
-            name: call.name.clone(),
+            name: call.name.clone().into(),
             kind: vouch_session::tool_kind(Format::Chat, &call.name),
             args: Args::from_value(call.arguments.clone()),
         };
@@ -153,7 +153,7 @@ impl RunState {
     pub(crate) fn apply_cli(&mut self, a: &CliApplied<'_>, mut sub: Session) {
         let call = ToolCall {
             call_id: a.call_id.to_owned(),
-            name: a.kind.name().to_owned(),
+            name: a.kind.name().to_owned().into(),
             kind: vouch_session::ToolKind::Subagent,
             args: Args::from_value(serde_json::json!({
                 "prompt": a.prompt,

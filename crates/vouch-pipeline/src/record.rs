@@ -112,7 +112,7 @@ pub fn read_run(workdir: &Path, state_root_dir: Option<&Path>) -> Result<RunReco
                         let call = ToolCall {
                             call_id: c.id,
                             kind: vouch_session::tool_kind(Format::Chat, &c.name),
-                            name: c.name,
+                            name: c.name.into(),
                             args: Args::from_value(c.arguments),
                         };
                         (call, None)
@@ -166,7 +166,7 @@ pub fn read_run(workdir: &Path, state_root_dir: Option<&Path>) -> Result<RunReco
                 if let Some(turn) = record.turns.last_mut() {
                     let call = ToolCall {
                         call_id: call_id.clone(),
-                        name: cli,
+                        name: cli.into(),
                         kind: vouch_session::ToolKind::Subagent,
                         args: Args::from_value(
                             serde_json::json!({ "prompt": prompt, "session_id": session }),

@@ -83,7 +83,7 @@ pub(crate) fn session_of(
                         Actor::named(Role::Assistant, name.as_str()),
                         EventKind::ToolCall(ToolCall {
                             call_id: c.id.clone(),
-                            name: c.name.clone(),
+                            name: c.name.clone().into(),
                             kind: vouch_session::tool_kind(Format::Chat, &c.name),
                             args: Args::from_value(c.arguments.clone()),
                         }),

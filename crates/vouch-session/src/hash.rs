@@ -68,9 +68,7 @@ fn tail(rest: &[u8]) -> u64 {
     };
     match n {
         0 => 0,
-        1..4 => {
-            u64::from(rest[0]) | (u64::from(rest[n / 2]) << 8) | (u64::from(rest[n - 1]) << 16)
-        }
+        1..4 => u64::from(rest[0]) | (u64::from(rest[n / 2]) << 8) | (u64::from(rest[n - 1]) << 16),
         _ => half(0) | (half(n - 4) << 32),
     }
 }

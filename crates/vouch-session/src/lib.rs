@@ -36,6 +36,7 @@ mod error;
 mod event;
 mod hash;
 pub mod locations;
+mod names;
 mod output;
 mod read;
 mod readers;

@@ -86,7 +86,7 @@ impl SessionStats {
                     stats.tool_calls += 1;
                     // Counted by borrowed name in a hash map: each name is copied once, at
                     // the end, not compared along a tree for every call.
-                    *by_name.entry(c.name.as_str()).or_default() += 1;
+                    *by_name.entry(&*c.name).or_default() += 1;
                     *stats.by_kind.entry(c.kind).or_default() += 1;
                     open.call(&c.call_id);
                 }

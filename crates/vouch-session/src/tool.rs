@@ -92,8 +92,10 @@ impl std::fmt::Display for ToolKind {
 pub struct ToolCall {
     /// The id that links the call to its result.
     pub call_id: String,
-    /// The tool name exactly as the log spells it (`Bash`, `mcp__github__search`).
-    pub name: String,
+    /// The tool name exactly as the log spells it (`Bash`, `mcp__github__search`). A reader
+    /// borrows the names it knows from a static list, so a session of a hundred thousand calls
+    /// does not hold a hundred thousand copies of `Bash`.
+    pub name: std::borrow::Cow<'static, str>,
     /// The canonical kind the reader mapped the name to.
     pub kind: ToolKind,
     /// The call's arguments as JSON; a string when the log's arguments were not JSON.

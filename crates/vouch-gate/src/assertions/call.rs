@@ -138,7 +138,7 @@ impl CallAssertion {
 
 /// A call as a failure message shows it: `Read /proj/.env (line 12)`.
 pub fn show(call: &Call<'_>) -> String {
-    let mut out = call.call.name.clone();
+    let mut out = call.call.name.to_string();
     if let Some(arg) = call.call.key_arg() {
         let arg: String = arg.split_whitespace().collect::<Vec<_>>().join(" ");
         let cut: String = arg.chars().take(80).collect();

@@ -153,7 +153,7 @@ mod tests {
     fn call(name: &str, kind: ToolKind) -> ToolCall {
         ToolCall {
             call_id: "c".into(),
-            name: name.into(),
+            name: name.to_owned().into(),
             kind,
             args: Args::from_json("{}"),
         }

@@ -346,7 +346,7 @@ fn history(items: &[(u8, u8, String)]) -> Session {
         let call = |name: &str, args: Value| {
             EventKind::ToolCall(ToolCall {
                 call_id: format!("c{i}"),
-                name: name.into(),
+                name: name.to_owned().into(),
                 kind: if name == "handoff" {
                     ToolKind::Other
                 } else {

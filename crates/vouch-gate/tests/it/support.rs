@@ -39,7 +39,7 @@ impl S {
     pub(crate) fn call(self, id: &str, name: &str, kind: ToolKind, args: Value) -> S {
         let call = ToolCall {
             call_id: id.into(),
-            name: name.into(),
+            name: name.to_owned().into(),
             kind,
             args: Args::from_value(args),
         };

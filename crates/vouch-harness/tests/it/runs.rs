@@ -95,7 +95,7 @@ fn the_log_named_by_the_runs_session_id_is_graded_not_a_newer_stale_one() {
     );
     assert_ne!(Path::new(&source), stale);
     let session = run.log.unwrap().session;
-    let names: Vec<&str> = session.tool_calls().map(|c| c.name.as_str()).collect();
+    let names: Vec<&str> = session.tool_calls().map(|c| c.name.as_ref()).collect();
     assert_eq!(names, ["Write", "Bash"]);
 }
 

@@ -240,7 +240,7 @@ impl ChatLog {
                             || format!("call-{}", self.events.events.len()),
                             str::to_owned,
                         ),
-                        name: function.name.to_string(),
+                        name: crate::names::tool_name(&function.name),
                         kind: tool_kind(&function.name),
                         args: Args::from_value(args),
                     };

@@ -518,7 +518,7 @@ impl<'i> CodexLog<'i> {
                 self.push_call(
                     ToolCall {
                         call_id,
-                        name,
+                        name: crate::names::owned_tool_name(name),
                         kind,
                         args: args.into(),
                     },
@@ -781,7 +781,7 @@ impl<'i> CodexLog<'i> {
         if new_call {
             let call = ToolCall {
                 call_id: call_id.clone(),
-                name: name.to_owned(),
+                name: crate::names::tool_name(name),
                 kind,
                 args: args.into(),
             };
@@ -852,7 +852,7 @@ impl<'i> CodexLog<'i> {
             self.push_call(
                 ToolCall {
                     call_id: id.clone(),
-                    name,
+                    name: crate::names::owned_tool_name(name),
                     kind,
                     args: args.into(),
                 },

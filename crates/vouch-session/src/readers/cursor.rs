@@ -244,7 +244,7 @@ impl CursorLog {
                             .id
                             .as_deref()
                             .map_or_else(|| format!("cursor-{number}-{i}"), str::to_owned),
-                        name: name.to_owned(),
+                        name: crate::names::tool_name(name),
                         kind: tool_kind(name),
                         args: block.input.map_or_else(Args::default, Args::from_raw),
                     };

@@ -173,7 +173,7 @@ fn link(parent: &Session, sub: &mut Session) {
     });
     if let Some(call) = spawning {
         sub.spawned_by = Some(call.call_id.clone());
-        sub.name = Some(call.name.clone());
+        sub.name = Some(call.name.to_string());
     }
 }
 
@@ -359,7 +359,7 @@ impl LineSink for GeminiLog {
                 let name = line.tool_name.as_deref().unwrap_or_default();
                 let call = ToolCall {
                     call_id: line.tool_id.as_deref().unwrap_or_default().to_owned(),
-                    name: name.to_owned(),
+                    name: crate::names::tool_name(name),
                     kind: tool_kind(name),
                     args: line.parameters.map_or_else(Args::default, Args::from_raw),
                 };
@@ -474,7 +474,7 @@ impl GeminiLog {
                 line,
                 ToolCall {
                     call_id: call_id.clone(),
-                    name: call.name.to_string(),
+                    name: crate::names::tool_name(&call.name),
                     kind,
                     args: call.args.map_or_else(Args::default, Args::from_raw),
                 },

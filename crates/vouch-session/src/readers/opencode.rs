@@ -368,7 +368,7 @@ fn tool_part(
         Some(line),
         ToolCall {
             call_id: call_id.clone(),
-            name: name.to_owned(),
+            name: crate::names::tool_name(name),
             kind,
             args: state
                 .and_then(|s| s.input)

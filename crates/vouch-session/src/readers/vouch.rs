@@ -161,7 +161,7 @@ impl LineSink for VouchLog<'_> {
             }),
             "tool_call" => EventKind::ToolCall(ToolCall {
                 call_id: e.call_id.unwrap_or_default().into_owned(),
-                name: e.tool.unwrap_or_default().into_owned(),
+                name: crate::names::tool_name(&e.tool.unwrap_or_default()),
                 kind: e.tool_kind.unwrap_or(ToolKind::Other),
                 args: e.args.map_or_else(Args::default, Args::from_raw),
             }),

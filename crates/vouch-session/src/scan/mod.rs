@@ -16,7 +16,6 @@ pub(crate) mod classify;
 pub(crate) mod cursor;
 pub(crate) mod lookup;
 
-
 /// The scanner leaves the line to serde_json: it holds something the scanner does not take, or
 /// is not valid JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -43,7 +43,7 @@ fn names_kinds_and_bracket_outcomes() {
     );
     let names: Vec<&str> = s
         .tool_calls()
-        .filter_map(|c| s.events[0].actor.name.as_deref().or(Some(c.name.as_str())))
+        .filter_map(|c| s.events[0].actor.name.as_deref().or(Some(&*c.name)))
         .collect();
     assert_eq!(names.len(), 5);
     let tester = s

@@ -139,10 +139,7 @@ fn unknown_record_and_block_types_are_tolerated() {
     assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
     insta::assert_snapshot!(describe(&report));
     let call = report.session.tool_calls().next().unwrap();
-    assert_eq!(
-        (call.name.as_str(), call.kind),
-        ("web_search", ToolKind::Web)
-    );
+    assert_eq!((&*call.name, call.kind), ("web_search", ToolKind::Web));
     let meta = report
         .session
         .events

@@ -90,7 +90,7 @@ fn code_mode_cells_namespaces_and_new_record_types_read() {
     assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
     insta::assert_snapshot!(describe(&report));
     let s = &report.session;
-    let names: Vec<&str> = s.tool_calls().map(|c| c.name.as_str()).collect();
+    let names: Vec<&str> = s.tool_calls().map(|c| &*c.name).collect();
     assert_eq!(
         names,
         vec!["mcp__node_repl__js", "exec", "exec_command", "apply_patch"]

@@ -136,7 +136,7 @@ proptest! {
                     0 => EventKind::Message(Message { text: a }),
                     1 => EventKind::ToolCall(ToolCall {
                         call_id: format!("c{i}"),
-                        name: b.clone(),
+                        name: b.clone().into(),
                         kind: ToolKind::Other,
                         args: Args::from_value(json!({"text": a, "n": i})),
                     }),

@@ -85,7 +85,7 @@ fn filters(out: &mut String, s: &Session) {
     let tools: BTreeSet<&str> = s
         .walk()
         .into_iter()
-        .flat_map(|(_, s)| s.tool_calls().map(|c| c.name.as_str()))
+        .flat_map(|(_, s)| s.tool_calls().map(|c| c.name.as_ref()))
         .collect();
     let _ = write!(
         out,

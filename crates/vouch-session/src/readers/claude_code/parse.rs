@@ -301,7 +301,7 @@ impl ClaudeParser<'_> {
                         };
                         let call = ToolCall {
                             call_id: id.to_owned(),
-                            name: name.to_owned(),
+                            name: crate::names::tool_name(name),
                             kind: tool_kind(name),
                             args: block.input.map_or_else(Args::default, Args::from_checked),
                         };
