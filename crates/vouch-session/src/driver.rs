@@ -19,7 +19,7 @@ use crate::source::{Input, ReadOptions};
 /// Bytes read per block (a longer line makes a longer block). The first block is small, so
 /// that small logs cost small buffers.
 const FIRST_BLOCK: usize = 16 << 10;
-const BLOCK: usize = 256 << 10;
+const BLOCK: usize = 512 << 10;
 
 /// Why a single line could not be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
