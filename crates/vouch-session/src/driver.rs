@@ -21,6 +21,10 @@ use crate::source::{Input, ReadOptions};
 const FIRST_BLOCK: usize = 16 << 10;
 const BLOCK: usize = 512 << 10;
 
+/// Blocks read ahead beyond one per worker: with one, a worker waited now and then while this
+/// thread waited for the oldest block (two: 8 % less wall on the 394 MB log, 0.8 MiB more).
+const SPARE_BLOCKS: usize = 2;
+
 /// Why a single line could not be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct LineError {
@@ -266,7 +270,7 @@ pub(crate) fn drive_parallel<P: LineParser>(
     let workers = rayon::current_num_threads();
     if first.terminated && !blocks.at_end() && workers > 1 {
         tracing::debug!(workers, "parsing blocks in parallel");
-        parallel(first, &mut blocks, parser, workers + 1, &mut |done| {
+        parallel(first, &mut blocks, parser, workers + SPARE_BLOCKS, &mut |done| {
             apply_block(done, &mut diagnostics)
         })?;
     } else {
