@@ -270,9 +270,13 @@ pub(crate) fn drive_parallel<P: LineParser>(
     let workers = rayon::current_num_threads();
     if first.terminated && !blocks.at_end() && workers > 1 {
         tracing::debug!(workers, "parsing blocks in parallel");
-        parallel(first, &mut blocks, parser, workers + SPARE_BLOCKS, &mut |done| {
-            apply_block(done, &mut diagnostics)
-        })?;
+        parallel(
+            first,
+            &mut blocks,
+            parser,
+            workers + SPARE_BLOCKS,
+            &mut |done| apply_block(done, &mut diagnostics),
+        )?;
     } else {
         let mut next = Some(first);
         let mut lines = Vec::new();
