@@ -7,6 +7,7 @@ mod ids;
 mod inputs;
 mod raw;
 pub(crate) mod schedule;
+pub(crate) mod schedule_error;
 
 use rayon::prelude::*;
 

@@ -11,6 +11,7 @@
 //! | `weekly` | weekdays `mon`–`sun` (or 1–7, 1 = Monday), `@`, `HH:MM`: `"mon,wed@09:30"`; or the days 1–7, a space, `HH:MM`: `"1,3,5 09:00"` |
 //! | `monthly` | days of the month 1–31, `@`, `HH:MM`: `"1,15@09:30"`; or the days, a space, `HH:MM` |
 
+use super::schedule_error::ScheduleError;
 use crate::model::ScheduleType;
 use crate::timestamp;
 
@@ -31,56 +32,60 @@ pub(crate) fn check(kind: ScheduleType, expr: &str) -> Result<(), (&'static str,
         ScheduleType::Cron => cron(e).map_err(|why| {
             (
                 "a cron expression (minute hour day-of-month month day-of-week)",
-                why,
+                why.to_string(),
             )
         }),
-        ScheduleType::Daily => clock(e).map(|_| ()).map_err(|why| ("HH:MM", why)),
+        ScheduleType::Daily => clock(e)
+            .map(|_| ())
+            .map_err(|why| ("HH:MM", why.to_string())),
         ScheduleType::Weekly => days_then_clock(e, 1, 7).map(|_| ()).map_err(|why| {
             (
                 "weekdays, @, HH:MM, as \"mon,wed@09:30\" (or \"1,3 09:30\")",
-                why,
+                why.to_string(),
             )
         }),
         ScheduleType::Monthly => days_then_clock(e, 1, 31).map(|_| ()).map_err(|why| {
             (
                 "days 1-31, @, HH:MM, as \"1,15@09:30\" (or \"1,15 09:30\")",
-                why,
+                why.to_string(),
             )
         }),
     }
 }
 
 /// `H:MM` or `HH:MM`, hours 0–23, minutes 0–59: the hour and minute.
-pub(crate) fn clock(e: &str) -> Result<(u32, u32), String> {
-    let (h, m) = e
-        .split_once(':')
-        .ok_or("no `:` between hours and minutes")?;
+pub(crate) fn clock(e: &str) -> Result<(u32, u32), ScheduleError> {
+    let (h, m) = e.split_once(':').ok_or(ScheduleError::NoColon)?;
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
     if !(digits(h) && h.len() <= 2 && digits(m) && m.len() == 2) {
-        return Err(format!("`{e}` is not HH:MM"));
+        return Err(ScheduleError::NotClock(e.to_owned()));
     }
     let (h, m): (u32, u32) = (h.parse().unwrap_or(99), m.parse().unwrap_or(99));
     if h > 23 {
-        return Err(format!("hour {h} is not 0-23"));
+        return Err(ScheduleError::Hour(h));
     }
     if m > 59 {
-        return Err(format!("minute {m} is not 0-59"));
+        return Err(ScheduleError::Minute(m));
     }
     Ok((h, m))
 }
 
 /// A comma-separated list of days in `lo..=hi` (for weekdays, `mon`–`sun` too), then `@` (the
 /// data model's form) or whitespace (the reference scheduler's), then `HH:MM`.
-pub(crate) fn days_then_clock(e: &str, lo: u32, hi: u32) -> Result<(Vec<u32>, (u32, u32)), String> {
+pub(crate) fn days_then_clock(
+    e: &str,
+    lo: u32,
+    hi: u32,
+) -> Result<(Vec<u32>, (u32, u32)), ScheduleError> {
     let (days, time) = e
         .split_once('@')
         .or_else(|| e.split_once(char::is_whitespace))
-        .ok_or("expected the days, `@` (or a space), then HH:MM")?;
+        .ok_or(ScheduleError::NoClockAfterDays)?;
     let at = clock(time.trim())?;
     let days = days
         .split(',')
         .map(|day| day_number(day.trim(), lo, hi))
-        .collect::<Result<Vec<u32>, String>>()?;
+        .collect::<Result<Vec<u32>, ScheduleError>>()?;
     Ok((days, at))
 }
 
@@ -96,7 +101,7 @@ const WEEKDAYS_FROM_MONDAY: [(&str, &str); 7] = [
 ];
 
 /// Reads one day: a number in `lo..=hi`, or (for weekdays, `hi` = 7) a weekday's name.
-pub(crate) fn day_number(day: &str, lo: u32, hi: u32) -> Result<u32, String> {
+pub(crate) fn day_number(day: &str, lo: u32, hi: u32) -> Result<u32, ScheduleError> {
     let lower = day.to_ascii_lowercase();
     if hi == 7
         && let Some(i) = WEEKDAYS_FROM_MONDAY
@@ -107,9 +112,9 @@ pub(crate) fn day_number(day: &str, lo: u32, hi: u32) -> Result<u32, String> {
     }
     match day.parse::<u32>() {
         Ok(d) if (lo..=hi).contains(&d) => Ok(d),
-        Ok(d) => Err(format!("day {d} is not {lo}-{hi}")),
-        Err(_) if hi == 7 => Err(format!("`{day}` is not a weekday (mon-sun or 1-7)")),
-        Err(_) => Err(format!("`{day}` is not a day number")),
+        Ok(d) => Err(ScheduleError::DayOutOfRange { day: d, lo, hi }),
+        Err(_) if hi == 7 => Err(ScheduleError::NotWeekday(day.to_owned())),
+        Err(_) => Err(ScheduleError::NotDayNumber(day.to_owned())),
     }
 }
 
@@ -134,19 +139,19 @@ pub(crate) struct CronSets {
 
 /// Five cron fields (minute, hour, day of month, month, day of week), or six with seconds
 /// first, or a macro.
-fn cron(e: &str) -> Result<(), String> {
+fn cron(e: &str) -> Result<(), ScheduleError> {
     cron_sets(e).map(|_| ())
 }
 
 /// Reads a cron expression into the sets of values its fields allow.
-pub(crate) fn cron_sets(e: &str) -> Result<CronSets, String> {
+pub(crate) fn cron_sets(e: &str) -> Result<CronSets, ScheduleError> {
     let e = match e {
         "@yearly" | "@annually" => "0 0 1 1 *",
         "@monthly" => "0 0 1 * *",
         "@weekly" => "0 0 * * 0",
         "@daily" | "@midnight" => "0 0 * * *",
         "@hourly" => "0 * * * *",
-        _ if e.starts_with('@') => return Err(format!("unknown macro `{e}`")),
+        _ if e.starts_with('@') => return Err(ScheduleError::UnknownMacro(e.to_owned())),
         _ => e,
     };
     let fields: Vec<&str> = e.split_whitespace().collect();
@@ -166,16 +171,16 @@ pub(crate) fn cron_sets(e: &str) -> Result<CronSets, String> {
             ("month", 1, 12, &MONTHS),
             ("day of week", 0, 7, &WEEKDAYS),
         ],
-        n => {
-            return Err(format!(
-                "{n} fields; a cron expression has 5 (or 6 with seconds)"
-            ));
-        }
+        n => return Err(ScheduleError::FieldCount(n)),
     };
     let mut sets = Vec::with_capacity(6);
     for (field, &(what, lo, hi, names)) in fields.iter().zip(ranges) {
         sets.push(
-            cron_field(field, lo, hi, names).map_err(|why| format!("{what} `{field}`: {why}"))?,
+            cron_field(field, lo, hi, names).map_err(|why| ScheduleError::CronField {
+                what,
+                field: (*field).to_owned(),
+                why: Box::new(why),
+            })?,
         );
     }
     if sets.len() == 5 {
@@ -200,19 +205,21 @@ pub(crate) fn cron_sets(e: &str) -> Result<CronSets, String> {
 }
 
 /// Reads one cron field into the set of values it allows.
-fn cron_field(field: &str, lo: u32, hi: u32, names: &[&str]) -> Result<u64, String> {
-    let value = |s: &str| -> Result<u32, String> {
+fn cron_field(field: &str, lo: u32, hi: u32, names: &[&str]) -> Result<u64, ScheduleError> {
+    let value = |s: &str| -> Result<u32, ScheduleError> {
         let lower = s.to_ascii_lowercase();
         if let Some(i) = names.iter().position(|n| *n == lower) {
             // Months are 1-based, weekdays 0-based (Sunday = 0).
             let base = u32::from(names.len() == 12);
             return Ok(u32::try_from(i).unwrap_or(0) + base);
         }
-        let n: u32 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
+        let n: u32 = s
+            .parse()
+            .map_err(|_| ScheduleError::NotNumber(s.to_owned()))?;
         if (lo..=hi).contains(&n) {
             Ok(n)
         } else {
-            Err(format!("{n} is not {lo}-{hi}"))
+            Err(ScheduleError::OutOfRange { n, lo, hi })
         }
     };
     let mut set = 0u64;
@@ -225,7 +232,7 @@ fn cron_field(field: &str, lo: u32, hi: u32, names: &[&str]) -> Result<u64, Stri
             None => 1,
             Some(step) => match step.parse::<u32>() {
                 Ok(s) if s > 0 => s,
-                _ => return Err(format!("step `{step}` is not a positive number")),
+                _ => return Err(ScheduleError::Step(step.to_owned())),
             },
         };
         let (from, to) = match range {
@@ -234,7 +241,7 @@ fn cron_field(field: &str, lo: u32, hi: u32, names: &[&str]) -> Result<u64, Stri
                 Some((a, b)) => {
                     let (a, b) = (value(a)?, value(b)?);
                     if a > b {
-                        return Err(format!("range {a}-{b} runs backwards"));
+                        return Err(ScheduleError::Backwards(a, b));
                     }
                     (a, b)
                 }
@@ -301,6 +308,52 @@ mod tests {
             (Monthly, "mon@09:30"),
         ] {
             assert!(check(kind, bad).is_err(), "{kind} {bad} should be rejected");
+        }
+    }
+
+    #[test]
+    fn reasons_name_the_part_that_is_wrong() {
+        use ScheduleType::*;
+        for (kind, bad, why) in [
+            (
+                Cron,
+                "0 9 * *",
+                "4 fields; a cron expression has 5 (or 6 with seconds)",
+            ),
+            (
+                Cron,
+                "0 9 * * 5-1",
+                "day of week `5-1`: range 5-1 runs backwards",
+            ),
+            (Cron, "x 9 * * *", "minute `x`: `x` is not a number"),
+            (
+                Cron,
+                "*/0 * * * *",
+                "minute `*/0`: step `0` is not a positive number",
+            ),
+            (Cron, "0 24 * * *", "hour `24`: 24 is not 0-23"),
+            (Cron, "@sometimes", "unknown macro `@sometimes`"),
+            (Daily, "24:00", "hour 24 is not 0-23"),
+            (Daily, "9:60", "minute 60 is not 0-59"),
+            (Daily, "9am", "no `:` between hours and minutes"),
+            (Daily, "9:5", "`9:5` is not HH:MM"),
+            (
+                Weekly,
+                "1,3,5",
+                "expected the days, `@` (or a space), then HH:MM",
+            ),
+            (
+                Weekly,
+                "mon,xyz@09:30",
+                "`xyz` is not a weekday (mon-sun or 1-7)",
+            ),
+            (Monthly, "32 09:00", "day 32 is not 1-31"),
+            (Monthly, "mon@09:30", "`mon` is not a day number"),
+        ] {
+            assert_eq!(
+                check(kind, bad).map_err(|(_, why)| why),
+                Err(why.to_owned())
+            );
         }
     }
 }
