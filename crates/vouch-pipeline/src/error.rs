@@ -13,6 +13,14 @@ pub enum RunError {
     /// An MCP server of the configuration could not be started, reached or listed.
     #[error("{0}")]
     Mcp(String),
+    /// The MCP server `server` could not be started, reached or listed, for `reason`.
+    #[error("the MCP server `{server}` could not be used: {reason}")]
+    McpServer {
+        /// The server's name in the configuration.
+        server: String,
+        /// What went wrong.
+        reason: String,
+    },
     /// The run's record does not verify: someone other than the runner changed it.
     #[error("tampering: {0}")]
     Tampered(String),

@@ -239,8 +239,7 @@ fn execute(
         &workdir,
         sandbox.as_ref(),
         &runtime,
-    )
-    .map_err(RunError::Mcp)?;
+    )?;
     check_mcp_capabilities(config, &mcp)?;
     crate::cli_agent::check_programs(config)?;
     let cap = options.max_turns.or(config.budget.max_turns);

@@ -15,6 +15,7 @@ use serde_json::Value;
 use vouch_process::EnvPolicy;
 use vouch_session::Outcome;
 
+use crate::error::RunError;
 use crate::mcp::config::expand;
 use crate::mcp::{McpServer, McpTransport, tool_name};
 use crate::tools::{Effect, ToolOutput};
@@ -74,7 +75,7 @@ impl Clients {
         cwd: &Path,
         sandbox: Option<&vouch_process::Sandbox>,
         runtime: &tokio::runtime::Runtime,
-    ) -> Result<Clients, String> {
+    ) -> Result<Clients, RunError> {
         let mut out = Clients::default();
         for server in servers {
             let connected = runtime
@@ -87,8 +88,9 @@ impl Clients {
                         server.timeout.as_secs()
                     ))
                 })
-                .map_err(|why| {
-                    format!("the MCP server `{}` could not be used: {why}", server.name)
+                .map_err(|reason| RunError::McpServer {
+                    server: server.name.clone(),
+                    reason,
                 })?;
             out.servers.push(connected);
         }
@@ -239,11 +241,11 @@ async fn connect(
         }
         McpTransport::Http { url, headers } => {
             let _ = rustls::crypto::ring::default_provider().install_default();
-            let url = expand(url)?;
+            let url = expand(url).map_err(|e| e.to_string())?;
             let mut config = StreamableHttpClientTransportConfig::with_uri(url);
             let mut custom = HashMap::new();
             for (name, value) in headers {
-                let value = expand(value)?;
+                let value = expand(value).map_err(|e| e.to_string())?;
                 if name.eq_ignore_ascii_case("authorization") {
                     let token = value.strip_prefix("Bearer ").ok_or_else(|| {
                         "its `Authorization` header must be `Bearer <token>`".to_owned()

@@ -217,21 +217,38 @@ pub(crate) fn servers(r: &mut Reader, node: &Spanned<Node>, path: &str) -> Vec<M
     out
 }
 
+/// Why `${VAR}` in a server's URL or header could not be expanded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum ExpandError {
+    /// A `${` without its `}`.
+    #[error("`{text}` has an unclosed `${{`")]
+    Unclosed { text: String },
+    /// A variable the environment does not set.
+    #[error("the environment variable {var} is not set")]
+    Unset { var: String },
+}
+
 /// Expands `${VAR}` in `text` from the environment; a variable that is not set is an error
 /// naming it.
-pub(crate) fn expand(text: &str) -> Result<String, String> {
+pub(crate) fn expand(text: &str) -> Result<String, ExpandError> {
     let mut out = String::new();
     let mut rest = text;
     while let Some(start) = rest.find("${") {
         out.push_str(&rest[..start]);
         let after = &rest[start + 2..];
         let Some(end) = after.find('}') else {
-            return Err(format!("`{text}` has an unclosed `${{`"));
+            return Err(ExpandError::Unclosed {
+                text: text.to_owned(),
+            });
         };
         let var = &after[..end];
         match std::env::var(var) {
             Ok(v) => out.push_str(&v),
-            Err(_) => return Err(format!("the environment variable {var} is not set")),
+            Err(_) => {
+                return Err(ExpandError::Unset {
+                    var: var.to_owned(),
+                });
+            }
         }
         rest = &after[end + 1..];
     }
@@ -251,7 +268,7 @@ mod tests {
         );
         assert_eq!(expand("plain"), Ok("plain".to_owned()));
         assert_eq!(
-            expand("${VOUCH_TEST_SURELY_UNSET_VAR}"),
+            expand("${VOUCH_TEST_SURELY_UNSET_VAR}").map_err(|e| e.to_string()),
             Err("the environment variable VOUCH_TEST_SURELY_UNSET_VAR is not set".to_owned())
         );
     }
