@@ -38,20 +38,13 @@ impl Hasher for FastHasher {
     fn write(&mut self, bytes: &[u8]) {
         let mut words = bytes.chunks_exact(8);
         for word in &mut words {
-            self.add(word_at(word, 0));
+            let mut w = [0u8; 8];
+            w.copy_from_slice(word);
+            self.add(u64::from_le_bytes(w));
         }
         // The length tells "ab" from "ab\0".
         self.add(tail(words.remainder()) ^ ((bytes.len() as u64) << 56));
     }
-}
-
-/// Returns the eight bytes at `at` of `bytes` (which holds them) as a little-endian word.
-fn word_at(bytes: &[u8], at: usize) -> u64 {
-    let mut w = [0u8; 8];
-    if let Some(word) = bytes.get(at..at + 8) {
-        w.copy_from_slice(word);
-    }
-    u64::from_le_bytes(w)
 }
 
 /// Returns the bytes of `rest` (fewer than eight) as one word, by at most two fixed-size reads

@@ -60,20 +60,19 @@ static KNOWN: [&str; 52] = [
     "write_todos",
 ];
 
+/// Returns the static copy of `name` when it is a known one.
+fn known(name: &str) -> Option<&'static str> {
+    KNOWN.binary_search(&name).ok().map(|i| KNOWN[i])
+}
+
 /// Returns `name` as a tool call's name: borrowed when it is a known one, else a copy.
 pub(crate) fn tool_name(name: &str) -> Cow<'static, str> {
-    match KNOWN.binary_search(&name) {
-        Ok(i) => Cow::Borrowed(KNOWN[i]),
-        Err(_) => Cow::Owned(name.to_owned()),
-    }
+    known(name).map_or_else(|| Cow::Owned(name.to_owned()), Cow::Borrowed)
 }
 
 /// Returns `name`, a name of its own, as a tool call's name: borrowed when it is a known one.
 pub(crate) fn owned_tool_name(name: String) -> Cow<'static, str> {
-    match KNOWN.binary_search(&name.as_str()) {
-        Ok(i) => Cow::Borrowed(KNOWN[i]),
-        Err(_) => Cow::Owned(name),
-    }
+    known(&name).map_or(Cow::Owned(name), Cow::Borrowed)
 }
 
 #[cfg(test)]
